@@ -1,0 +1,50 @@
+//! What a receipt needs to know about one document.
+
+use crate::{h0, normalize, Digest, Params, ShingleSet, Signature};
+
+/// One document reduced to what SPEC §9 records of it: the hash of its
+/// normalized text, its distinct shingle count and its signature.
+///
+/// Two fingerprints made with the same [`Params`] are enough to build a pair
+/// receipt ([`crate::Receipt::new`]), so a corpus can be signed once and
+/// compared pairwise without reading the texts again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// SHA-256 of the normalized text's UTF-8 bytes.
+    pub normalized_sha256: Digest,
+    /// The number of distinct shingle strings.
+    pub shingles: u64,
+    /// `None` when the document has zero shingles.
+    pub signature: Option<Signature>,
+}
+
+impl Fingerprint {
+    /// Normalizes, shingles and signs `text`.
+    ///
+    /// ```
+    /// use neardup::{Fingerprint, Params};
+    /// let f = Fingerprint::of("The quick brown fox jumps over", Params::DEFAULT);
+    /// assert_eq!(f.shingles, 2);
+    /// assert!(f.signature.is_some());
+    /// assert!(Fingerprint::of("too short", Params::DEFAULT).signature.is_none());
+    /// ```
+    pub fn of(text: &str, params: Params) -> Fingerprint {
+        let normalized = normalize(text);
+        Fingerprint::of_set(
+            &normalized,
+            &ShingleSet::new(&normalized, params.k()),
+            params,
+        )
+    }
+
+    /// The fingerprint of an already normalized text whose shingle set the
+    /// caller has built (and may keep, for the exact Jaccard).
+    pub fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
+        let base: Vec<u32> = set.iter().map(h0).collect();
+        Fingerprint {
+            normalized_sha256: Digest::of(normalized.as_bytes()),
+            shingles: set.len() as u64,
+            signature: Signature::from_base_hashes(&base, params),
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! # neardup — near-duplicate verification with receipts anyone can check
+//!
+//! This crate implements `kar-shingle-minhash-v1` (see `SPEC.md`): normalize
+//! two texts, take their word K-shingles, MinHash them with fixed,
+//! published constants, and decide IDENTICAL, NEAR-DUPLICATE, OVERLAPPING,
+//! DISTINCT or INSUFFICIENT-DATA. The result comes with a [`Receipt`] whose
+//! canonical JSON and SHA-256 are the same on every machine, forever.
+//!
+//! The crate is pure: no I/O, no clock, no randomness, no platform-sized
+//! integer or `std::hash` output in anything that reaches a receipt.
+//!
+//! ```
+//! use neardup::{compare, Params, Verdict};
+//! let c = compare("Four score and seven years ago our fathers",
+//!                 "Four score and seven years ago our fathers", Params::DEFAULT);
+//! assert_eq!(c.receipt.verdict, Verdict::Identical);
+//! println!("{}  {}", c.receipt.sha256(), c.receipt.canonical());
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod compare;
+mod digest;
+mod error;
+mod fingerprint;
+pub mod normalize;
+mod params;
+mod permutation;
+mod receipt;
+pub mod shingle;
+mod signature;
+mod verdict;
+
+pub use compare::{compare, Comparison, Estimate};
+pub use digest::Digest;
+pub use error::Error;
+pub use fingerprint::Fingerprint;
+pub use normalize::{normalize, UNICODE_VERSION};
+pub use params::Params;
+pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
+pub use receipt::{DocumentDigest, Mismatch, Receipt, ALGORITHM};
+pub use shingle::ShingleSet;
+pub use signature::{h0, Signature};
+pub use verdict::Verdict;

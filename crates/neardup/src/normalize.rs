@@ -1,0 +1,132 @@
+//! Lowercase, then collapse whitespace (SPEC §1).
+
+/// The Unicode version whose character data (lowercase mappings, `Cased`,
+/// `Case_Ignorable`) SPEC v1 pins.
+pub const UNICODE_VERSION: (u8, u8, u8) = (17, 0, 0);
+
+// We lowercase with the standard library, so its Unicode tables *are* our
+// tables. A toolchain that ships any other version would silently change
+// receipts; this makes such a toolchain fail the build instead.
+const _: () = assert!(
+    char::UNICODE_VERSION.0 == UNICODE_VERSION.0
+        && char::UNICODE_VERSION.1 == UNICODE_VERSION.1
+        && char::UNICODE_VERSION.2 == UNICODE_VERSION.2,
+    "neardup pins Unicode 17.0.0 (SPEC §1); this toolchain's std uses another version"
+);
+
+/// Whether `c` is in SPEC §1's whitespace set, which is exactly ECMAScript's
+/// `\s`.
+///
+/// This is deliberately not [`char::is_whitespace`]: that one includes
+/// U+0085 and excludes U+FEFF.
+///
+/// ```
+/// use neardup::normalize::is_whitespace;
+/// assert!(is_whitespace('\u{feff}'));
+/// assert!(!is_whitespace('\u{85}'));
+/// ```
+pub fn is_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// Normalizes `text` as SPEC §1 says: full Unicode lowercase of the whole
+/// text (with Final_Sigma), then every whitespace run becomes one space, then
+/// leading and trailing spaces go.
+///
+/// ```
+/// use neardup::normalize;
+/// assert_eq!(normalize("  Hello,\t\tWORLD \u{feff}"), "hello, world");
+/// // Lowercasing sees the whole text, so U+FEFF (Case_Ignorable) hides the
+/// // word end from the final-sigma rule, exactly as in JavaScript.
+/// assert_eq!(normalize("ΑΣ\u{feff}Β"), "ασ β");
+/// assert_eq!(normalize("ΑΣ Β"), "ας β");
+/// ```
+pub fn normalize(text: &str) -> String {
+    if text.is_ascii() {
+        return normalize_ascii(text.as_bytes());
+    }
+    // The order is normative: lowercase first, on the whole text, because
+    // Final_Sigma looks across characters that whitespace collapse removes.
+    collapse(&text.to_lowercase())
+}
+
+/// One pass for ASCII input, the common case: ASCII lowercasing cannot
+/// change lengths or depend on context, so both steps fuse.
+fn normalize_ascii(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut pending_space = false;
+    for &b in bytes {
+        if matches!(b, b'\t'..=b'\r' | b' ') {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(b' ');
+                pending_space = false;
+            }
+            out.push(b.to_ascii_lowercase());
+        }
+    }
+    // Every byte pushed is ASCII.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn collapse(lower: &str) -> String {
+    let mut out = String::with_capacity(lower.len());
+    let mut pending_space = false;
+    for c in lower.chars() {
+        if is_whitespace(c) {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_unicode_version_is_the_std_one() {
+        assert_eq!(char::UNICODE_VERSION, UNICODE_VERSION);
+    }
+
+    #[test]
+    fn ascii_and_general_paths_agree() {
+        let s = "\t Mixed  CASE\r\nText\x0b\x0cend  ";
+        assert_eq!(normalize_ascii(s.as_bytes()), collapse(&s.to_lowercase()));
+        assert_eq!(normalize(s), "mixed case text end");
+    }
+
+    #[test]
+    fn not_whitespace() {
+        for c in ['\u{85}', '\u{180e}', '\u{200b}', '\u{2060}'] {
+            assert!(!is_whitespace(c), "{c:?}");
+        }
+        assert_eq!(normalize("a\u{200b}b"), "a\u{200b}b");
+    }
+
+    #[test]
+    fn empty_and_blank() {
+        assert_eq!(normalize(""), "");
+        assert_eq!(normalize(" \u{3000}\u{feff}"), "");
+    }
+}

@@ -1,0 +1,151 @@
+//! The base hash and the MinHash signature (SPEC §3, §5, §6).
+
+use std::fmt;
+
+use sha2::{Digest as _, Sha256};
+
+use crate::digest::HEX;
+use crate::{permutations, Digest, Params};
+
+/// `h0(s)`: the first 4 bytes of SHA-256 of `s`, big-endian (SPEC §3).
+///
+/// ```
+/// // SHA-256("") starts e3b0c442
+/// assert_eq!(neardup::h0(""), 0xe3b0c442);
+/// ```
+pub fn h0(shingle: &str) -> u32 {
+    let d = Sha256::digest(shingle.as_bytes());
+    u32::from_be_bytes([d[0], d[1], d[2], d[3]])
+}
+
+/// A MinHash signature: `N` slots, `sig[i] = min_s (a_i·h0(s) + b_i) mod 2³²`.
+///
+/// Only documents with at least one shingle have one (SPEC §6), so a
+/// `Signature` is never empty.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Signature(Box<[u32]>);
+
+impl Signature {
+    /// The signature of a set of base hashes `h0(s)`, one per distinct
+    /// shingle; `None` when there are none. Duplicated values are harmless:
+    /// the minimum does not change.
+    ///
+    /// ```
+    /// use neardup::{h0, Params, Signature};
+    /// let sig = Signature::from_base_hashes(&[h0("a b")], Params::new(2, 16)?).unwrap();
+    /// assert_eq!(sig.slots().len(), 16);
+    /// assert!(Signature::from_base_hashes(&[], Params::DEFAULT).is_none());
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    pub fn from_base_hashes(hashes: &[u32], params: Params) -> Option<Signature> {
+        if hashes.is_empty() {
+            return None;
+        }
+        let perm = permutations();
+        let mut slots = vec![u32::MAX; params.n()];
+        // Blocks of base hashes small enough to stay in L1 across all N
+        // slots; the inner loop is a plain min-reduction that the compiler
+        // vectorizes.
+        for block in hashes.chunks(4096) {
+            for (slot, (&a, &b)) in slots.iter_mut().zip(perm.a.iter().zip(&perm.b)) {
+                let m = block
+                    .iter()
+                    .map(|&h| a.wrapping_mul(h).wrapping_add(b))
+                    .fold(u32::MAX, u32::min);
+                *slot = (*slot).min(m);
+            }
+        }
+        Some(Signature(slots.into_boxed_slice()))
+    }
+
+    /// Wraps slot values read from elsewhere (a signature file). `None` if
+    /// `slots` is not a valid signature length.
+    pub fn from_slots(slots: Vec<u32>) -> Option<Signature> {
+        Params::N_RANGE
+            .contains(&(slots.len() as u64))
+            .then(|| Signature(slots.into_boxed_slice()))
+    }
+
+    /// The slot values `sig[0] .. sig[N-1]`.
+    pub fn slots(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// The signature hex string of SPEC §9: each slot as 8 lowercase hex
+    /// digits, in slot order.
+    pub fn to_hex(&self) -> String {
+        let mut out = String::with_capacity(8 * self.0.len());
+        for slot in self.0.iter() {
+            for shift in (0..8).rev() {
+                out.push(char::from(HEX[((slot >> (4 * shift)) & 15) as usize]));
+            }
+        }
+        out
+    }
+
+    /// Parses a signature hex string: `8·N` lowercase hex digits.
+    pub fn from_hex(hex: &str) -> Option<Signature> {
+        if hex.len() % 8 != 0 || !hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+            return None;
+        }
+        let slots = hex
+            .as_bytes()
+            .chunks_exact(8)
+            .map(|chunk| {
+                // Checked above: ASCII hex digits only.
+                let s = std::str::from_utf8(chunk).ok()?;
+                u32::from_str_radix(s, 16).ok()
+            })
+            .collect::<Option<Vec<u32>>>()?;
+        Signature::from_slots(slots)
+    }
+
+    /// The receipt's `signature_sha256`: SHA-256 of [`Signature::to_hex`].
+    pub fn sha256(&self) -> Digest {
+        Digest::of(self.to_hex().as_bytes())
+    }
+
+    /// SPEC §7's `matches`: the number of slots where two signatures agree.
+    /// Signatures of different lengths never come from one run; slots past
+    /// the shorter one are not counted.
+    pub fn matches(&self, other: &Signature) -> u32 {
+        let same = self.0.iter().zip(other.0.iter()).filter(|(a, b)| a == b);
+        same.count() as u32
+    }
+}
+
+impl fmt::Debug for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Signature({})", self.to_hex())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trip() {
+        let sig = Signature::from_base_hashes(&[1, 2, 3], Params::DEFAULT).unwrap();
+        assert_eq!(sig.to_hex().len(), 8 * 128);
+        assert_eq!(Signature::from_hex(&sig.to_hex()), Some(sig));
+        assert_eq!(Signature::from_hex("0000000g"), None);
+        assert_eq!(Signature::from_hex("00000000"), None); // N = 1 is out of range
+    }
+
+    #[test]
+    fn min_is_taken_per_slot() {
+        let p = Params::new(1, 16).unwrap();
+        let perm = permutations();
+        let hs = [7u32, 123_456, u32::MAX];
+        let sig = Signature::from_base_hashes(&hs, p).unwrap();
+        for i in 0..16 {
+            let want = hs
+                .iter()
+                .map(|&h| perm.a[i].wrapping_mul(h).wrapping_add(perm.b[i]))
+                .min()
+                .unwrap();
+            assert_eq!(sig.slots()[i], want);
+        }
+    }
+}
