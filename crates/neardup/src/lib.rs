@@ -22,6 +22,7 @@
 mod compare;
 mod digest;
 mod error;
+mod evidence;
 mod fingerprint;
 pub mod normalize;
 mod params;
@@ -29,11 +30,15 @@ mod permutation;
 mod receipt;
 pub mod shingle;
 mod signature;
+mod span;
+mod suffix_automaton;
 mod verdict;
+mod words;
 
 pub use compare::{compare, Comparison, Estimate};
 pub use digest::Digest;
 pub use error::Error;
+pub use evidence::{explain, Evidence, Passage};
 pub use fingerprint::Fingerprint;
 pub use normalize::{normalize, UNICODE_VERSION};
 pub use params::Params;
@@ -41,4 +46,11 @@ pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
 pub use receipt::{DocumentDigest, Mismatch, Receipt, ALGORITHM};
 pub use shingle::ShingleSet;
 pub use signature::{h0, Signature};
+pub use span::Span;
 pub use verdict::Verdict;
+pub use words::Words;
+
+/// The README's examples, run as doc-tests so that they stay true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

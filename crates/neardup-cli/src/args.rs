@@ -1,0 +1,160 @@
+//! The command line, declared with clap: doc comments become `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const AFTER_HELP: &str = "\
+Exit status:
+  0  success (compare, sign, normalize); the receipt verified (verify)
+  1  verify: the receipt does not match the texts (a report names each field)
+  2  any error: bad arguments, unreadable or invalid input, malformed receipt
+
+Algorithm: kar-shingle-minhash-v1. Receipts are canonical JSON; their SHA-256
+is the same on every machine.";
+
+/// Deterministic near-duplicate verification with receipts anyone can check.
+///
+/// Compares two texts (IDENTICAL, NEAR-DUPLICATE, OVERLAPPING, DISTINCT or
+/// INSUFFICIENT-DATA) and gives a receipt: canonical JSON whose SHA-256
+/// anyone holding the same two texts can recompute.
+#[derive(Debug, Parser)]
+#[command(name = "neardup", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare two texts and print the verdict, similarity and receipt hash.
+    #[command(after_help = AFTER_HELP)]
+    Compare(CompareArgs),
+    /// Check a receipt against two texts (exit 0 verified, 1 mismatch, 2 error).
+    #[command(after_help = AFTER_HELP)]
+    Verify(VerifyArgs),
+    /// Print one JSON line per file: its normalized hash, shingle count and signature.
+    #[command(after_help = AFTER_HELP)]
+    Sign(SignArgs),
+    /// Print the normalized text, exactly the bytes that are shingled and hashed.
+    #[command(after_help = AFTER_HELP)]
+    Normalize(NormalizeArgs),
+}
+
+/// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).
+#[derive(Debug, Args, Clone, Copy)]
+pub struct ParamArgs {
+    /// Shingle size K, in words (1..=64).
+    #[arg(short = 'k', long = "k", value_name = "K", default_value_t = 5)]
+    pub k: u64,
+    /// Number of permutations N, the signature length (16..=256).
+    #[arg(short = 'n', long = "n", value_name = "N", default_value_t = 128)]
+    pub n: u64,
+}
+
+/// How text files are read.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct InputArgs {
+    /// Decode invalid UTF-8 by replacement (U+FFFD, as WHATWG does) instead of failing.
+    #[arg(long)]
+    pub lossy: bool,
+    /// Refuse inputs larger than this many bytes (accepts K, M, G suffixes).
+    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
+    pub max_size: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Text A (a file path, or - for standard input).
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// Text B (a file path, or - for standard input).
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    #[command(flatten)]
+    pub params: ParamArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print one JSON object on stdout instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the canonical receipt to FILE (exact bytes, no newline; written atomically).
+    #[arg(long, value_name = "FILE")]
+    pub receipt: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The receipt: a receipt file or a saved `compare --json` output (- for stdin).
+    #[arg(value_name = "RECEIPT")]
+    pub receipt: PathBuf,
+    /// Text A.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// Text B.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// Also require the receipt hash to be HEX (64 lowercase hex digits).
+    #[arg(long, value_name = "HEX")]
+    pub sha256: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print the result as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SignArgs {
+    /// Files to sign (- for standard input).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub params: ParamArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct NormalizeArgs {
+    /// The file to normalize (- for standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Parses `123`, `64K`, `10M`, `4G` (binary multiples).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let (digits, shift) = match s.trim().char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 20),
+        Some((i, 'G' | 'g')) => (&s[..i], 30),
+        _ => (s, 0),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(1 << shift))
+        .ok_or_else(|| format!("'{s}' is not a size like 100M or 4G"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("10m"), Ok(10 << 20));
+        assert_eq!(parse_size("123"), Ok(123));
+        assert!(parse_size("x").is_err());
+        assert!(parse_size("99999999999G").is_err());
+    }
+}

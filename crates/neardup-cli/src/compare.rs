@@ -1,0 +1,89 @@
+//! `neardup compare`: verdict, similarity, exact Jaccard and the receipt.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use neardup::{Comparison, Params};
+use serde_json::json;
+
+use crate::args::CompareArgs;
+use crate::input::{at_most_one_stdin, display_name, read_text};
+use crate::output::{print, write_atomic};
+
+pub fn run(args: &CompareArgs) -> Result<()> {
+    let start = Instant::now();
+    let params = Params::new(args.params.k, args.params.n)?;
+    at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
+    let a = read_text(&args.a, &args.input)?;
+    let b = read_text(&args.b, &args.input)?;
+    let c = neardup::compare(&a, &b, params);
+    // Microsecond resolution: finer digits would be noise.
+    let elapsed_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+    // The receipt file comes before stdout, so a failed write leaves no
+    // partial output behind.
+    if let Some(path) = &args.receipt {
+        write_atomic(path, c.receipt.canonical().as_bytes())?;
+    }
+    let names = [display_name(&args.a), display_name(&args.b)];
+    let out = if args.json {
+        to_json(&c, &names, elapsed_ms).to_string() + "\n"
+    } else {
+        human(&c, &names, elapsed_ms)
+    };
+    print(&out)
+}
+
+/// The `--json` object: the receipt and its hash, plus figures for humans
+/// that are deliberately kept outside the receipt.
+pub fn to_json(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> serde_json::Value {
+    let estimate = c.estimate();
+    json!({
+        "a": names[0],
+        "b": names[1],
+        "verdict": c.receipt.verdict.as_str(),
+        "matches": c.receipt.matches,
+        "n": c.receipt.params.n(),
+        "similarity": estimate.map(|e| e.similarity),
+        "similarity_interval_95": estimate.map(|e| [e.low, e.high]),
+        "jaccard": c.jaccard,
+        "receipt": c.receipt.to_json(),
+        "receipt_sha256": c.receipt.sha256().to_string(),
+        "elapsed_ms": elapsed_ms,
+    })
+}
+
+fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {
+    let r = &c.receipt;
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let similarity = match (r.matches, c.estimate()) {
+        (Some(m), Some(e)) => format!(
+            "{m}/{} = {}  (95% interval {} to {})",
+            r.params.n(),
+            pct(e.similarity),
+            pct(e.low),
+            pct(e.high)
+        ),
+        _ => "none: a document has fewer than k words, so no signature".to_owned(),
+    };
+    let jaccard = c.jaccard.map_or_else(
+        || "undefined (no shingles)".to_owned(),
+        |j| format!("{:.4} ({})", j, pct(j)),
+    );
+    format!(
+        "{verdict}\n\
+         \x20 A           {a}\n\
+         \x20 B           {b}\n\
+         \x20 similarity  {similarity}\n\
+         \x20 jaccard     {jaccard} exact, over distinct shingles\n\
+         \x20 shingles    A {sa} distinct, B {sb} distinct (k = {k})\n\
+         \x20 receipt     {hash}\n\
+         \x20 elapsed     {elapsed_ms:.1} ms (not part of the receipt)\n",
+        verdict = r.verdict,
+        a = names[0],
+        b = names[1],
+        sa = r.documents[0].shingles,
+        sb = r.documents[1].shingles,
+        k = r.params.k(),
+        hash = r.sha256(),
+    )
+}

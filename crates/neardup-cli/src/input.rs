@@ -1,0 +1,108 @@
+//! Reading texts: files or stdin, strict or lossy UTF-8, size-capped.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use crate::args::InputArgs;
+
+/// Whether `path` names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a path is shown in messages and JSON output.
+pub fn display_name(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Standard input can be read only once: refuse a second `-` up front,
+/// before anything is read or printed.
+pub fn at_most_one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
+    if paths.into_iter().filter(|p| is_stdin(p)).count() > 1 {
+        bail!("standard input ('-') can be given only once");
+    }
+    Ok(())
+}
+
+/// Reads the whole of `path` (or stdin) as bytes, refusing directories and
+/// anything over `max_size` before reading it.
+pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
+    let name = display_name(path);
+    let too_big = |size: u64| {
+        anyhow::anyhow!("'{name}' is {size} bytes, over the --max-size limit of {max_size} bytes")
+    };
+    let mut bytes = Vec::new();
+    if is_stdin(path) {
+        io::stdin()
+            .lock()
+            .take(max_size.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| anyhow::anyhow!("reading standard input: {}", describe(&e)))?;
+        if bytes.len() as u64 > max_size {
+            return Err(anyhow::anyhow!(
+                "standard input is over the --max-size limit of {max_size} bytes"
+            ));
+        }
+        return Ok(bytes);
+    }
+    let open_err = |e: io::Error| anyhow::anyhow!("reading '{name}': {}", describe(&e));
+    let meta = std::fs::metadata(path).map_err(open_err)?;
+    if meta.is_dir() {
+        bail!("reading '{name}': it is a directory, not a file");
+    }
+    if meta.len() > max_size {
+        return Err(too_big(meta.len()));
+    }
+    let file = File::open(path).map_err(open_err)?;
+    // `take` also caps files that grow while we read them, and files whose
+    // metadata has no size (pipes, /proc).
+    file.take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(open_err)?;
+    if bytes.len() as u64 > max_size {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Decodes `bytes` as SPEC §1 says: strict UTF-8, or WHATWG replacement when
+/// the user asked for `--lossy` (Rust's lossy decoder replaces the same
+/// maximal subparts).
+pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) if lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let binary = bytes.iter().take(8192).any(|&b| b == 0) || offset == 0;
+            let hint = if binary { " (it looks binary)" } else { "" };
+            bail!("reading '{name}': invalid UTF-8 at byte {offset}{hint}; pass --lossy to replace invalid sequences")
+        }
+    }
+}
+
+/// Reads and decodes one text.
+pub fn read_text(path: &Path, opts: &InputArgs) -> Result<String> {
+    let bytes = read_bytes(path, opts.max_size)?;
+    decode(bytes, &display_name(path), opts.lossy)
+}
+
+/// An I/O error in words, without Rust's `(os error 2)` suffix.
+pub fn describe(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        io::ErrorKind::IsADirectory => "it is a directory, not a file".to_owned(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_lowercase(),
+                None => s,
+            }
+        }
+    }
+}

@@ -1,0 +1,531 @@
+//! End-to-end tests against the built `neardup` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use neardup::Digest;
+use serde_json::Value;
+
+// ----- harness ---------------------------------------------------------------
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn neardup(args: &[&str]) -> Output {
+    neardup_in(&repo(), args, None)
+}
+
+fn neardup_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
+    cmd.args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = cmd.spawn().unwrap();
+    if let Some(bytes) = stdin {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Asserts the error contract: the exit code, nothing on stdout, and one
+/// stderr line that contains `needle`.
+#[track_caller]
+fn assert_error(o: &Output, code: i32, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert!(
+        o.stdout.is_empty(),
+        "no partial output expected, got {:?}",
+        stdout(o)
+    );
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one-line error expected, got {err:?}"
+    );
+    assert!(err.contains(needle), "{err:?} should contain {needle:?}");
+}
+
+struct Dir(tempfile::TempDir);
+
+impl Dir {
+    fn new() -> Dir {
+        Dir(tempfile::tempdir().unwrap())
+    }
+    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
+        let p = self.0.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_owned()
+    }
+    fn path(&self, name: &str) -> String {
+        self.0.path().join(name).to_str().unwrap().to_owned()
+    }
+}
+
+const A: &str =
+    "The quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door";
+const B: &str =
+    "The quick brown fox jumps over the lazy dog while the cat sleeps on the cold mat by the door";
+
+fn json_of(o: &Output) -> Value {
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(o));
+    serde_json::from_str(&stdout(o)).unwrap()
+}
+
+// ----- vectors through the binary ---------------------------------------------
+
+#[test]
+fn every_compare_vector_through_the_binary() {
+    let vectors = repo().join("vectors");
+    let cases: Value =
+        serde_json::from_slice(&std::fs::read(vectors.join("compare.json")).unwrap()).unwrap();
+    let dir = Dir::new();
+    for case in cases.as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let file = |inline: &str, key: &str| match case.get(inline) {
+            Some(t) => dir.write(&format!("{name}.{inline}"), t.as_str().unwrap()),
+            None => vectors
+                .join(case[key].as_str().unwrap())
+                .to_str()
+                .unwrap()
+                .to_owned(),
+        };
+        let (a, b) = (file("a", "a_file"), file("b", "b_file"));
+        let (k, n) = (case["k"].to_string(), case["n"].to_string());
+        let receipt = dir.path(&format!("{name}.receipt"));
+        let out = json_of(&neardup(&[
+            "compare",
+            "--json",
+            "-k",
+            &k,
+            "-n",
+            &n,
+            "--receipt",
+            &receipt,
+            &a,
+            &b,
+        ]));
+        let want = &case["expected"];
+        assert_eq!(out["receipt_sha256"], want["receipt_sha256"], "{name}");
+        assert_eq!(out["receipt"]["verdict"], want["verdict"], "{name}");
+        // The receipt file is exactly the canonical bytes: its sha256sum is the hash.
+        let bytes = std::fs::read(&receipt).unwrap();
+        assert_eq!(
+            bytes,
+            want["canonical"].as_str().unwrap().as_bytes(),
+            "{name}"
+        );
+        assert_eq!(
+            Value::String(Digest::of(&bytes).to_string()),
+            want["receipt_sha256"],
+            "{name}"
+        );
+        // And the receipt verifies against the same files.
+        let v = neardup(&["verify", &receipt, &a, &b]);
+        assert_eq!(v.status.code(), Some(0), "{name}: {}", stderr(&v));
+    }
+}
+
+#[test]
+fn readme_example_command_works() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run") && l.contains(" compare "))
+        .expect("README shows a `cargo run ... compare` command");
+    let args: Vec<&str> = line
+        .split_once(" -- ")
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let o = neardup(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("NEAR-DUPLICATE\n"), "{}", stdout(&o));
+}
+
+// ----- compare ------------------------------------------------------------------
+
+#[test]
+fn human_report_has_every_figure() {
+    let d = Dir::new();
+    let (a, b) = (d.write("a", A), d.write("b", B));
+    let o = neardup(&["compare", &a, &b]);
+    let s = stdout(&o);
+    assert_eq!(o.status.code(), Some(0));
+    let json = json_of(&neardup(&["compare", "--json", &a, &b]));
+    let m = json["matches"].as_u64().unwrap();
+    assert!(s.starts_with(json["verdict"].as_str().unwrap()), "{s}");
+    assert!(s.contains(&format!("similarity  {m}/128 = ")), "{s}");
+    assert!(s.contains("95% interval"), "{s}");
+    assert!(s.contains("jaccard     0."), "{s}");
+    assert!(
+        s.contains(&format!(
+            "receipt     {}",
+            json["receipt_sha256"].as_str().unwrap()
+        )),
+        "{s}"
+    );
+    assert!(s.contains("elapsed"), "{s}");
+    for key in [
+        "a",
+        "b",
+        "similarity",
+        "jaccard",
+        "elapsed_ms",
+        "receipt",
+        "receipt_sha256",
+    ] {
+        assert!(json.get(key).is_some(), "--json lacks {key}");
+    }
+}
+
+#[test]
+fn stdin_is_accepted_for_either_side() {
+    let d = Dir::new();
+    let a = d.write("a", A);
+    let from_file = json_of(&neardup(&["compare", "--json", &a, &d.write("b", B)]));
+    let from_stdin = json_of(&neardup_in(
+        &repo(),
+        &["compare", "--json", &a, "-"],
+        Some(B.as_bytes()),
+    ));
+    assert_eq!(from_file["receipt_sha256"], from_stdin["receipt_sha256"]);
+    assert_eq!(from_stdin["b"], "-");
+}
+
+#[test]
+fn empty_and_blank_inputs_are_valid() {
+    let d = Dir::new();
+    let (e, w, t) = (
+        d.write("e", ""),
+        d.write("w", " \n\t\u{3000}"),
+        d.write("t", A),
+    );
+    let r = json_of(&neardup(&["compare", "--json", &e, &w]));
+    assert_eq!(r["receipt"]["verdict"], "IDENTICAL");
+    assert_eq!(r["jaccard"], Value::Null);
+    let r = json_of(&neardup(&["compare", "--json", &e, &t]));
+    assert_eq!(r["receipt"]["verdict"], "INSUFFICIENT-DATA");
+    assert_eq!(r["receipt"]["matches"], Value::Null);
+}
+
+#[test]
+fn lossy_decodes_by_replacement() {
+    let d = Dir::new();
+    let bad = d.write("bad", b"caf\xe9 au lait one two three four");
+    let good = d.write("good", "caf\u{fffd} au lait one two three four");
+    assert_error(
+        &neardup(&["compare", &bad, &good]),
+        2,
+        "invalid UTF-8 at byte 3",
+    );
+    let r = json_of(&neardup(&["compare", "--json", "--lossy", &bad, &good]));
+    assert_eq!(r["receipt"]["verdict"], "IDENTICAL");
+    let n = neardup(&["normalize", "--lossy", &bad]);
+    assert_eq!(stdout(&n), "caf\u{fffd} au lait one two three four");
+}
+
+// ----- bad input ---------------------------------------------------------------
+
+#[test]
+fn bad_inputs_give_one_line_and_exit_2() {
+    let d = Dir::new();
+    let a = d.write("a", A);
+    let missing = d.path("missing.txt");
+    assert_error(
+        &neardup(&["compare", &missing, &a]),
+        2,
+        "missing.txt': no such file",
+    );
+    assert_error(
+        &neardup(&["compare", &a, d.0.path().to_str().unwrap()]),
+        2,
+        "is a directory",
+    );
+    let junk = d.write("junk", [0u8, 159, 146, 150, 0, 1, 2, 255]);
+    assert_error(&neardup(&["compare", &a, &junk]), 2, "looks binary");
+    assert_error(
+        &neardup(&["compare", "-k", "0", &a, &a]),
+        2,
+        "k must be 1..=64, got 0",
+    );
+    assert_error(&neardup(&["compare", "-k", "65", &a, &a]), 2, "got 65");
+    assert_error(
+        &neardup(&["compare", "-n", "15", &a, &a]),
+        2,
+        "n must be 16..=256, got 15",
+    );
+    assert_error(&neardup(&["sign", "-n", "257", &a]), 2, "got 257");
+    assert_error(&neardup(&["compare", "-", "-"]), 2, "only once");
+    assert_error(
+        &neardup(&["compare", "--max-size", "10", &a, &a]),
+        2,
+        "over the --max-size limit",
+    );
+    let unwritable = d.path("no/such/dir/r.json");
+    assert_error(
+        &neardup(&["compare", "--receipt", &unwritable, &a, &a]),
+        2,
+        "writing '",
+    );
+    assert_error(&neardup(&["sign", &a, &missing]), 2, "no such file");
+    assert_error(&neardup(&["normalize", &missing]), 2, "no such file");
+}
+
+#[test]
+fn receipt_file_is_replaced_atomically() {
+    let d = Dir::new();
+    let (a, b) = (d.write("a", A), d.write("b", B));
+    let r = d.write("r.json", "old");
+    let out = json_of(&neardup(&["compare", "--json", "--receipt", &r, &a, &b]));
+    let bytes = std::fs::read(&r).unwrap();
+    assert_eq!(
+        Digest::of(&bytes).to_string(),
+        out["receipt_sha256"].as_str().unwrap()
+    );
+    assert!(!bytes.ends_with(b"\n"));
+    let leftovers: Vec<_> = std::fs::read_dir(d.0.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+// ----- verify ------------------------------------------------------------------
+
+struct Verified {
+    d: Dir,
+    a: String,
+    b: String,
+    receipt: String,
+    canonical: String,
+    hash: String,
+}
+
+fn verified_pair() -> Verified {
+    let d = Dir::new();
+    let (a, b) = (d.write("a", A), d.write("b", B));
+    let receipt = d.path("r.json");
+    let out = json_of(&neardup(&[
+        "compare",
+        "--json",
+        "--receipt",
+        &receipt,
+        &a,
+        &b,
+    ]));
+    let canonical = std::fs::read_to_string(&receipt).unwrap();
+    let hash = out["receipt_sha256"].as_str().unwrap().to_owned();
+    Verified {
+        d,
+        a,
+        b,
+        receipt,
+        canonical,
+        hash,
+    }
+}
+
+#[test]
+fn a_correct_receipt_verifies() {
+    let v = verified_pair();
+    let o = neardup(&["verify", &v.receipt, &v.a, &v.b, "--sha256", &v.hash]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("VERIFIED"));
+    // A saved `compare --json` output is accepted too.
+    let env = neardup(&["compare", "--json", &v.a, &v.b]);
+    let saved = v.d.write("saved.json", &env.stdout);
+    assert_eq!(
+        neardup(&["verify", &saved, &v.a, &v.b]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn a_changed_word_is_a_mismatch_naming_the_document() {
+    let v = verified_pair();
+    let a2 = v.d.write("a2", A.replace("quick", "slow"));
+    let o = neardup(&["verify", &v.receipt, &a2, &v.b]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = stdout(&o);
+    assert!(s.starts_with("MISMATCH"), "{s}");
+    assert!(
+        s.contains("documents[0].normalized_sha256: document A: the normalized text differs"),
+        "{s}"
+    );
+    assert!(s.contains("documents[0].signature_sha256"), "{s}");
+    assert!(!s.contains("documents[1]"), "{s}");
+    let b2 = v.d.write("b2", B.replace("cold", "hot"));
+    let s = stdout(&neardup(&["verify", &v.receipt, &v.a, &b2]));
+    assert!(
+        s.contains("documents[1].normalized_sha256: document B"),
+        "{s}"
+    );
+    // Swapped texts are a different receipt.
+    assert_eq!(
+        neardup(&["verify", &v.receipt, &v.b, &v.a]).status.code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn a_wrong_sha256_is_a_mismatch() {
+    let v = verified_pair();
+    let wrong = Digest::of(b"x").to_string();
+    let o = neardup(&["verify", &v.receipt, &v.a, &v.b, "--sha256", &wrong]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("receipt_sha256"));
+    assert_error(
+        &neardup(&["verify", &v.receipt, &v.a, &v.b, "--sha256", "xyz"]),
+        2,
+        "--sha256",
+    );
+}
+
+#[test]
+fn editing_any_receipt_field_is_a_mismatch() {
+    let v = verified_pair();
+    let r: Value = serde_json::from_str(&v.canonical).unwrap();
+    let other_hash = Digest::of(b"other").to_string();
+    let mut edits: Vec<(&str, Value)> = vec![];
+    let flip_verdict = if r["verdict"] == "DISTINCT" {
+        "OVERLAPPING"
+    } else {
+        "DISTINCT"
+    };
+    edits.push(("verdict", Value::from(flip_verdict)));
+    edits.push(("matches", Value::from(r["matches"].as_u64().unwrap() - 1)));
+    edits.push(("k", Value::from(4)));
+    edits.push(("n", Value::from(256)));
+    for (i, doc) in ["documents[0]", "documents[1]"].into_iter().enumerate() {
+        let shingles = r["documents"][i]["shingles"].as_u64().unwrap();
+        let fields = [
+            ("normalized_sha256", Value::from(other_hash.clone())),
+            ("shingles", Value::from(shingles + 1)),
+            ("signature_sha256", Value::from(other_hash.clone())),
+        ];
+        for (field, value) in fields {
+            let mut edited = r.clone();
+            edited["documents"][i][field] = value;
+            let path = v.d.write("edited.json", edited.to_string());
+            let o = neardup(&["verify", &path, &v.a, &v.b]);
+            assert_eq!(o.status.code(), Some(1), "{doc}.{field}: {}", stderr(&o));
+            assert!(
+                stdout(&o).contains(&format!("{doc}.{field}")),
+                "{}",
+                stdout(&o)
+            );
+        }
+    }
+    for (field, value) in edits {
+        let mut edited = r.clone();
+        edited[field] = value;
+        let path = v.d.write("edited.json", edited.to_string());
+        let o = neardup(&["verify", &path, &v.a, &v.b]);
+        assert_eq!(o.status.code(), Some(1), "{field}: {}", stderr(&o));
+        assert!(stdout(&o).contains("MISMATCH"), "{field}");
+    }
+}
+
+#[test]
+fn malformed_receipts_exit_2_and_name_the_field() {
+    let v = verified_pair();
+    let c = &v.canonical;
+    let k = r#""k":5"#;
+    let cases: Vec<(String, &str)> = vec![
+        (c.replace(r#","k":5"#, ""), "field 'k'"),
+        (c.replace(k, r#""k":5,"extra":1"#), "field 'extra'"),
+        (c.replace(k, r#""k":5,"k":5"#), "field 'k'"),
+        (c.replace(k, r#""k":5.0"#), "field 'k'"),
+        (c.replace(k, r#""k":5e0"#), "field 'k'"),
+        (c.replace("minhash-v1", "minhash-v9"), "field 'algorithm'"),
+        (c.replace(k, r#""k":0"#), "field 'k'"),
+        (c.replace(k, r#""k":99"#), "field 'k'"),
+        (
+            c.replacen(r#""shingles":"#, r#""shingles":"1","x":"#, 1),
+            "field 'documents[0].shingles'",
+        ),
+        (c[..c.len() - 1].to_owned(), "invalid JSON"),
+        (String::new(), "empty"),
+        ("null".to_owned(), "expected a JSON object"),
+    ];
+    for (text, needle) in cases {
+        let path = v.d.write("bad.json", &text);
+        let o = neardup(&["verify", &path, &v.a, &v.b]);
+        assert_error(&o, 2, needle);
+        assert!(stderr(&o).contains("malformed receipt"), "{}", stderr(&o));
+    }
+}
+
+// ----- sign and normalize ------------------------------------------------------
+
+#[test]
+fn sign_prints_one_line_per_file() {
+    let d = Dir::new();
+    let (a, e) = (d.write("a", A), d.write("e", "two words"));
+    let o = neardup(&["sign", "-k", "3", "-n", "16", &a, &e]);
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let f = neardup::Fingerprint::of(A, neardup::Params::new(3, 16).unwrap());
+    let sig = f.signature.unwrap();
+    assert_eq!(lines[0]["path"], a.as_str());
+    assert_eq!(
+        (lines[0]["k"].as_u64(), lines[0]["n"].as_u64()),
+        (Some(3), Some(16))
+    );
+    assert_eq!(lines[0]["signature"], sig.to_hex());
+    assert_eq!(
+        lines[0]["signature_sha256"],
+        Digest::of(sig.to_hex().as_bytes()).to_string()
+    );
+    assert_eq!(
+        lines[0]["normalized_sha256"],
+        f.normalized_sha256.to_string()
+    );
+    assert_eq!(lines[0]["shingles"], f.shingles);
+    assert_eq!(lines[1]["signature"], Value::Null);
+    assert_eq!(lines[1]["shingles"], 0);
+}
+
+#[test]
+fn normalize_prints_exactly_the_hashed_bytes() {
+    let d = Dir::new();
+    let a = d.write("a", "  ΟΔΟΣ\r\n\u{feff}İ  x ");
+    let o = neardup(&["normalize", &a]);
+    assert_eq!(stdout(&o), "οδος i\u{307} x");
+    let signed = json_of(&neardup(&["sign", &a]));
+    assert_eq!(
+        signed["normalized_sha256"],
+        Digest::of(&o.stdout).to_string()
+    );
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let s = stdout(&neardup(&["--help"]));
+    for needle in ["0  success", "1  verify", "2  any error"] {
+        assert!(s.contains(needle), "{s}");
+    }
+}
