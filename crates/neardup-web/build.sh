@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds dist/neardup.html: the core compiled to wasm, optimized, inlined as
+# base64 into one self-contained page. Two runs give byte-identical output.
+#
+# Needs: rustup target wasm32-unknown-unknown, wasm-opt (Debian: binaryen), node.
+# Env: CARGO_TARGET_DIR (default <repo>/target/web-wasm), DIST (default <repo>/dist).
+set -euo pipefail
+crate="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$crate/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target/web-wasm}"
+dist="${DIST:-$root/dist}"
+for tool in cargo wasm-opt node; do
+  command -v "$tool" >/dev/null || { echo "build.sh: '$tool' not found (wasm-opt: apt-get install binaryen)" >&2; exit 1; }
+done
+
+# Size and determinism settings for this build only (the workspace's release
+# profile stays as it is). Paths are remapped so the wasm does not depend on
+# where the repository or the cargo home is.
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=3
+export CARGO_PROFILE_RELEASE_LTO=fat
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+export CARGO_PROFILE_RELEASE_PANIC=abort
+export CARGO_PROFILE_RELEASE_DEBUG=false
+export CARGO_PROFILE_RELEASE_STRIP=true
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+export RUSTFLAGS="--remap-path-prefix=$root=/neardup --remap-path-prefix=$cargo_home=/cargo"
+(cd "$root" && cargo build --quiet -p neardup-web --release --target wasm32-unknown-unknown --target-dir "$target")
+
+mkdir -p "$dist"
+raw="$target/wasm32-unknown-unknown/release/neardup_web.wasm"
+wasm-opt -O3 --strip-debug --strip-producers \
+  --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  "$raw" -o "$dist/neardup.wasm"
+node "$crate/web/assemble.mjs" "$dist/neardup.wasm" "$dist/neardup.html"

@@ -1,0 +1,219 @@
+//! Compare: two documents' bytes in, the page's result object out.
+
+use neardup::{normalize, Comparison, Error, Fingerprint, Params, Receipt, ShingleSet};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::{decode, Stage};
+
+/// What the page sends besides the two texts' bytes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareRequest {
+    /// `K` as the user typed it.
+    pub k: String,
+    /// `N` as the user typed it.
+    pub n: String,
+    /// Replace invalid UTF-8 instead of refusing it.
+    #[serde(default)]
+    pub lossy: bool,
+    /// How to name the documents in messages (file names, or "document A").
+    #[serde(default)]
+    pub names: Option<[String; 2]>,
+}
+
+/// Compares document A with document B (the order matters).
+///
+/// Returns `{"ok": true, "verdict", "matches", "k", "n", "similarity",
+/// "interval", "jaccard", "shingles", "receipt", "receipt_sha256"}`, or
+/// `{"ok": false, "field", "error"}` where `field` is `k`, `n`, `a` or `b`.
+/// `progress` hears each [`Stage`] as it starts.
+pub fn compare(
+    texts: [Vec<u8>; 2],
+    req: &CompareRequest,
+    progress: &mut dyn FnMut(Stage),
+) -> Value {
+    let run = || -> Result<Value, (&'static str, String)> {
+        let params = params(&req.k, &req.n)?;
+        let texts = decode_both(texts, req.lossy, req.names.as_ref(), progress)?;
+        let c = comparison(texts, params, progress);
+        let r = &c.receipt;
+        let estimate = c.estimate();
+        Ok(json!({
+            "ok": true,
+            "verdict": r.verdict.as_str(),
+            "matches": r.matches,
+            "k": r.params.k(),
+            "n": r.params.n(),
+            "similarity": estimate.map(|e| e.similarity),
+            "interval": estimate.map(|e| [e.low, e.high]),
+            "jaccard": c.jaccard,
+            "shingles": [r.documents[0].shingles, r.documents[1].shingles],
+            "receipt": r.canonical(),
+            "receipt_sha256": r.sha256().to_string(),
+        }))
+    };
+    run().unwrap_or_else(|(field, error)| failure(field, &error))
+}
+
+/// The page's error object.
+pub(crate) fn failure(field: &str, error: &str) -> Value {
+    json!({"ok": false, "field": field, "error": error})
+}
+
+/// Reads `K` and `N` as typed; the core's own messages refuse bad ranges.
+fn params(k: &str, n: &str) -> Result<Params, (&'static str, String)> {
+    let whole = |s: &str, what: &'static str, field: &'static str| {
+        let s = s.trim();
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err((field, format!("{what} must be a whole number, got '{s}'")));
+        }
+        // All digits: only overflow can fail, and any such value is out of range.
+        Ok(s.parse::<u64>().unwrap_or(u64::MAX))
+    };
+    let k = whole(k, "shingle size k", "k")?;
+    let n = whole(n, "permutation count n", "n")?;
+    Params::new(k, n).map_err(|e| match e {
+        Error::Permutations(_) => ("n", e.to_string()),
+        _ => ("k", e.to_string()),
+    })
+}
+
+/// Decodes both documents, naming the one that fails.
+pub(crate) fn decode_both(
+    texts: [Vec<u8>; 2],
+    lossy: bool,
+    names: Option<&[String; 2]>,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<[String; 2], (&'static str, String)> {
+    let [a, b] = texts;
+    let name = |i: usize| names.map_or(["document A", "document B"][i], |n| n[i].as_str());
+    progress(Stage::Decode(0));
+    let a = decode(a, name(0), lossy).map_err(|e| ("a", e))?;
+    progress(Stage::Decode(1));
+    let b = decode(b, name(1), lossy).map_err(|e| ("b", e))?;
+    Ok([a, b])
+}
+
+/// [`neardup::compare`], step by step so that the page can show progress,
+/// and dropping each original text once it is normalized so that a 20 MB
+/// document does not sit in memory twice. The steps are the core's public
+/// functions in the order `neardup::compare` calls them; a test checks
+/// that both give the same result.
+pub(crate) fn comparison(
+    texts: [String; 2],
+    params: Params,
+    progress: &mut dyn FnMut(Stage),
+) -> Comparison {
+    let [a, b] = texts;
+    progress(Stage::Normalize(0));
+    let na = normalize(&a);
+    drop(a);
+    progress(Stage::Shingle(0));
+    let sa = ShingleSet::new(&na, params.k());
+    progress(Stage::Sign(0));
+    let fa = Fingerprint::of_set(&na, &sa, params);
+    progress(Stage::Normalize(1));
+    let nb = normalize(&b);
+    drop(b);
+    progress(Stage::Shingle(1));
+    let sb = ShingleSet::new(&nb, params.k());
+    progress(Stage::Sign(1));
+    let fb = Fingerprint::of_set(&nb, &sb, params);
+    progress(Stage::Combine);
+    Comparison {
+        receipt: Receipt::new(&fa, &fb, params),
+        jaccard: sa.jaccard(&sb),
+        fingerprints: [fa, fb],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(k: &str, n: &str) -> CompareRequest {
+        CompareRequest {
+            k: k.into(),
+            n: n.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn steps_match_the_core() {
+        let pairs = [
+            ("", ""),
+            ("a", "b"),
+            (
+                "one two three four five six",
+                "one two three four five seven",
+            ),
+            (
+                "ΟΔΟΣ  İstanbul\u{feff} straße",
+                "οδος i\u{307}stanbul STRASSE",
+            ),
+        ];
+        for (a, b) in pairs {
+            for k in [1, 2, 5] {
+                let p = Params::new(k, 16).unwrap();
+                let staged = comparison([a.into(), b.into()], p, &mut |_| {});
+                let core = neardup::compare(a, b, p);
+                assert_eq!(staged.receipt, core.receipt);
+                assert_eq!(staged.fingerprints, core.fingerprints);
+                assert_eq!(staged.jaccard, core.jaccard);
+            }
+        }
+    }
+
+    #[test]
+    fn reports_every_stage_in_order() {
+        let mut seen = Vec::new();
+        compare(
+            [b"a b".to_vec(), b"c d".to_vec()],
+            &req("1", "16"),
+            &mut |s| seen.push(s.code()),
+        );
+        assert_eq!(seen, [0, 4, 1, 2, 3, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn bad_parameters_name_their_field() {
+        let out = |k, n| compare([vec![], vec![]], &req(k, n), &mut |_| {});
+        assert_eq!(out("0", "128")["field"], "k");
+        assert_eq!(
+            out("0", "128")["error"],
+            "shingle size k must be 1..=64, got 0"
+        );
+        assert_eq!(out("5", "300")["field"], "n");
+        assert_eq!(
+            out("5", "abc")["error"],
+            "permutation count n must be a whole number, got 'abc'"
+        );
+        assert_eq!(out("-1", "16")["field"], "k");
+        assert_eq!(out("99999999999999999999999", "16")["field"], "k");
+        assert_eq!(out(" 5 ", "16")["ok"], true);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_document() {
+        let out = compare(
+            [b"ok".to_vec(), b"\xff".to_vec()],
+            &req("1", "16"),
+            &mut |_| {},
+        );
+        assert_eq!(out["field"], "b");
+        assert!(out["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("document B: invalid UTF-8 at byte 0"));
+        let lossy = CompareRequest {
+            lossy: true,
+            ..req("1", "16")
+        };
+        assert_eq!(
+            compare([b"ok".to_vec(), b"\xff".to_vec()], &lossy, &mut |_| {})["ok"],
+            true
+        );
+    }
+}

@@ -1,0 +1,138 @@
+//! The WebAssembly exports that the page's JS glue calls, and the one
+//! import it provides. This file holds the crate's only `unsafe` code.
+//!
+//! Protocol: JS asks [`nd_alloc`] for a buffer per input (a small JSON
+//! request, then text A, then text B), copies the bytes in, and hands the
+//! buffers to [`nd_compare`] or [`nd_verify`], which take ownership and free
+//! them. Each export returns the length of its JSON answer, which stays in
+//! a module-owned buffer at [`nd_out`] until the next call.
+
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::compare::failure;
+use crate::{compare, verify, Stage};
+
+#[link(wasm_import_module = "neardup")]
+extern "C" {
+    /// Tells the page that a [`Stage`] (by its code) is starting.
+    fn progress(stage: u32);
+}
+
+thread_local! {
+    // wasm32-unknown-unknown is single-threaded: this is one buffer.
+    static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn report(stage: Stage) {
+    // SAFETY: `progress` is a JS function taking one i32 and touching no
+    // wasm memory; any u32 is a valid argument.
+    unsafe { progress(stage.code()) }
+}
+
+fn answer(value: &Value) -> usize {
+    OUT.with(|out| {
+        let mut out = out.borrow_mut();
+        out.clear();
+        // Writing a `Value` to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, value);
+        out.len()
+    })
+}
+
+/// Takes back a buffer made by [`nd_alloc`].
+///
+/// # Safety
+/// `ptr` and `len` must come from one [`nd_alloc`] call, and the buffer must
+/// not have been taken before.
+unsafe fn take(ptr: *mut u8, len: usize) -> Vec<u8> {
+    // SAFETY: by this function's contract the pointer is a live `Box<[u8]>`
+    // of exactly `len` bytes that nothing else owns.
+    unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }.into_vec()
+}
+
+fn request<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Value> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| failure("request", &format!("bad request from the page: {e}")))
+}
+
+/// Allocates `len` zeroed bytes for JS to fill.
+#[no_mangle]
+pub extern "C" fn nd_alloc(len: usize) -> *mut u8 {
+    Box::into_raw(vec![0u8; len].into_boxed_slice()).cast()
+}
+
+/// Frees a buffer that JS allocated but did not hand over.
+///
+/// # Safety
+/// As for [`take`].
+#[no_mangle]
+pub unsafe extern "C" fn nd_free(ptr: *mut u8, len: usize) {
+    // SAFETY: the caller passes a buffer from `nd_alloc` that it still owns.
+    drop(unsafe { take(ptr, len) });
+}
+
+/// Where the last answer's bytes start.
+#[no_mangle]
+pub extern "C" fn nd_out() -> *const u8 {
+    OUT.with(|out| out.borrow().as_ptr())
+}
+
+/// Compares; the request is a [`crate::CompareRequest`] as JSON.
+///
+/// # Safety
+/// Each (pointer, length) pair must come from its own [`nd_alloc`] call and
+/// is consumed.
+#[no_mangle]
+pub unsafe extern "C" fn nd_compare(
+    req: *mut u8,
+    req_len: usize,
+    a: *mut u8,
+    a_len: usize,
+    b: *mut u8,
+    b_len: usize,
+) -> usize {
+    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
+    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
+    answer(&match request(&req) {
+        Ok(r) => compare([a, b], &r, &mut report),
+        Err(e) => e,
+    })
+}
+
+/// Verifies; the request is a [`crate::VerifyRequest`] as JSON.
+///
+/// # Safety
+/// As for [`nd_compare`].
+#[no_mangle]
+pub unsafe extern "C" fn nd_verify(
+    req: *mut u8,
+    req_len: usize,
+    a: *mut u8,
+    a_len: usize,
+    b: *mut u8,
+    b_len: usize,
+) -> usize {
+    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
+    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
+    answer(&match request(&req) {
+        Ok(r) => verify([a, b], &r, &mut report),
+        Err(e) => e,
+    })
+}
+
+/// SHA-256 of a buffer, as 64 hex digits: the page's fallback for showing
+/// its own wasm hash where WebCrypto is unavailable (plain-http origins).
+///
+/// # Safety
+/// As for [`nd_free`]; the buffer is consumed.
+#[no_mangle]
+pub unsafe extern "C" fn nd_sha256(ptr: *mut u8, len: usize) -> usize {
+    // SAFETY: the caller hands over a live buffer from `nd_alloc`.
+    let bytes = unsafe { take(ptr, len) };
+    answer(&Value::String(neardup::Digest::of(&bytes).to_string()))
+}

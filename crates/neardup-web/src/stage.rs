@@ -1,0 +1,42 @@
+//! The steps of a comparison, reported to the page as progress.
+
+/// One step of comparing two documents. Document indices are 0 for A and 1
+/// for B.
+///
+/// The core computes each step in one call, so progress moves step by step;
+/// the page weights the steps by document size to draw its bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Decoding a document's bytes as UTF-8.
+    Decode(usize),
+    /// Lowercasing and collapsing whitespace (SPEC §1).
+    Normalize(usize),
+    /// Collecting the distinct shingles (SPEC §2).
+    Shingle(usize),
+    /// Hashing the shingles into a MinHash signature (SPEC §3–§6).
+    Sign(usize),
+    /// Exact Jaccard, matches, verdict and receipt (SPEC §7–§9).
+    Combine,
+}
+
+impl Stage {
+    /// The number the page's JS glue receives: `4 * doc + step` with steps
+    /// decode 0, normalize 1, shingle 2, sign 3; `8` for [`Stage::Combine`].
+    ///
+    /// ```
+    /// use neardup_web::Stage;
+    /// assert_eq!(Stage::Decode(0).code(), 0);
+    /// assert_eq!(Stage::Sign(1).code(), 7);
+    /// assert_eq!(Stage::Combine.code(), 8);
+    /// ```
+    pub fn code(self) -> u32 {
+        let (doc, step) = match self {
+            Stage::Decode(d) => (d, 0),
+            Stage::Normalize(d) => (d, 1),
+            Stage::Shingle(d) => (d, 2),
+            Stage::Sign(d) => (d, 3),
+            Stage::Combine => return 8,
+        };
+        4 * u32::from(doc != 0) + step
+    }
+}

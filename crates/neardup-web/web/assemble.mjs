@@ -1,0 +1,59 @@
+// Assembles dist/neardup.html from the template, the CSS, the JS and the
+// optimized wasm. Deterministic: no dates, no paths, no randomness, so two
+// builds from the same sources give the same bytes.
+//
+// usage: node assemble.mjs <neardup_web.wasm> <out.html>
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const [wasmPath, outPath] = process.argv.slice(2);
+if (!wasmPath || !outPath) {
+  console.error('usage: node assemble.mjs <neardup_web.wasm> <out.html>');
+  process.exit(2);
+}
+const read = (name) => readFileSync(join(here, name), 'utf8');
+const sha256 = (data, enc) => createHash('sha256').update(data).digest(enc);
+
+const wasm = readFileSync(wasmPath);
+const style = read('style.css');
+const script = read('app.js');
+const worker = read('worker.js');
+for (const [name, text] of Object.entries({ 'app.js': script, 'worker.js': worker, 'style.css': style })) {
+  if (/<\/(script|style)/i.test(text)) throw new Error(`${name} must not contain a closing </script> or </style> tag`);
+}
+
+// CSP hashes cover the exact text between the tags.
+const csp = [
+  "default-src 'none'",
+  `script-src 'sha256-${sha256(script, 'base64')}' 'wasm-unsafe-eval'`,
+  `style-src 'sha256-${sha256(style, 'base64')}'`,
+  'worker-src blob:',
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const icon = 'data:image/svg+xml,' + encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="3" y="6" width="16" height="20" rx="3" fill="none" stroke="#3b5bdb" stroke-width="2.5"/><rect x="13" y="3" width="16" height="20" rx="3" fill="#3b5bdb"/></svg>',
+);
+
+const parts = {
+  CSP: csp,
+  ICON: icon,
+  STYLE: style,
+  SCRIPT: script,
+  WORKER: worker,
+  WASM_SHA256: sha256(wasm, 'hex'),
+  WASM_B64: wasm.toString('base64'),
+};
+let html = read('index.html');
+for (const [key, value] of Object.entries(parts)) {
+  const mark = `{{${key}}}`;
+  if (html.split(mark).length !== 2) throw new Error(`template must hold ${mark} exactly once`);
+  html = html.split(mark).join(value);
+}
+writeFileSync(outPath, html);
+console.log(`${outPath}: ${html.length} bytes; wasm ${wasm.length} bytes, sha256 ${parts.WASM_SHA256}`);

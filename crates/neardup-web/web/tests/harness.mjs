@@ -1,0 +1,136 @@
+// Shared helpers for the browser tests: Debian's Chromium through
+// playwright-core, a loopback static server that logs every request, and
+// page actions by the page's stable element ids.
+import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const root = resolve(here, '../../../..');
+export const dist = process.env.DIST || join(root, 'dist');
+export const pagePath = join(dist, 'neardup.html');
+export const pageUrl = pathToFileURL(pagePath).href;
+export const vectorsDir = join(root, 'vectors');
+export const artifacts = process.env.WEB_ARTIFACTS || join(root, 'target', 'web-artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+// The flags this machine needs: without the background-networking ones,
+// Chromium itself tries to reach Google at start-up.
+const FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), 'neardup-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: FLAGS,
+    headless: true,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 900 },
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
+/** A static server on 127.0.0.1 for `files` ({'/path': Buffer|string}); logs every request. */
+export async function serve(files) {
+  const log = [];
+  const server = createServer((req, res) => {
+    log.push(req.url);
+    const body = files[req.url.split('?')[0]];
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return { base, log, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/** Every request the page (and its workers) makes, seen by Playwright and by CDP. */
+export async function watchNetwork(context, page) {
+  const seen = [];
+  page.on('request', (r) => seen.push(`playwright: ${r.url()}`));
+  context.on('request', (r) => seen.push(`context: ${r.url()}`));
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  cdp.on('Network.requestWillBeSent', (e) => seen.push(`cdp: ${e.request.url}`));
+  return seen;
+}
+
+export async function openPage(context, url = pageUrl) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(url);
+  await page.waitForFunction(() => /^[0-9a-f]{64}$/.test(document.getElementById('wasm-sha256').textContent));
+  return { page, errors };
+}
+
+/** One document: text into the textarea, or bytes through the file input. */
+async function setDoc(page, key, doc) {
+  await page.locator(`#clear-${key}`).evaluate((b) => !b.closest('[hidden]') && b.click());
+  if (doc.bytes) {
+    await page.setInputFiles(`#file-${key}`, { name: doc.name || `${key}.txt`, mimeType: 'text/plain', buffer: doc.bytes });
+    await page.waitForFunction((k) => !document.getElementById(`chip-${k}`).hidden, key);
+  } else {
+    // Set the value directly: typing would be slow and some vectors hold
+    // control characters a keyboard cannot produce.
+    await page.locator(`#text-${key}`).evaluate((el, text) => {
+      el.value = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, doc.text);
+  }
+}
+
+export async function compare(page, a, b, k = 5, n = 128) {
+  await page.click('#tab-compare');
+  await setDoc(page, 'a', a);
+  await setDoc(page, 'b', b);
+  await page.fill('#k', String(k));
+  await page.fill('#n', String(n));
+  await page.evaluate(() => (document.getElementById('result').dataset.state = 'pending'));
+  await page.click('#compare');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('result').dataset.state), null, { timeout: 120_000 });
+  return page.evaluate(() => {
+    const t = (id) => document.getElementById(id).textContent;
+    return {
+      state: document.getElementById('result').dataset.state,
+      verdict: t('verdict'),
+      matches: t('matches'),
+      receipt: t('receipt'),
+      sha256: t('receipt-sha256'),
+      error: [t('compare-error'), t('k-error'), t('n-error')].filter(Boolean).join(' '),
+    };
+  });
+}
+
+export async function verify(page, receipt, a, b, sha256 = '') {
+  if (a) await setDoc(page, 'a', a);
+  if (b) await setDoc(page, 'b', b);
+  await page.click('#tab-verify');
+  await page.fill('#verify-receipt', receipt);
+  await page.fill('#verify-sha256', sha256);
+  await page.evaluate(() => (document.getElementById('verify-result').dataset.state = 'pending'));
+  await page.click('#verify');
+  await page.waitForFunction(() => !['pending', 'idle'].includes(document.getElementById('verify-result').dataset.state), null, { timeout: 120_000 });
+  return page.locator('#verify-result').textContent();
+}
+
+/** A vector's text as the page should receive it: inline text or a file's exact bytes. */
+export function vectorDoc(c, key) {
+  if (c[key] !== undefined) return { text: c[key] };
+  const rel = c[`${key}_file`];
+  return { bytes: readFileSync(join(vectorsDir, rel)), name: rel.split('/').pop() };
+}
