@@ -107,12 +107,38 @@ pub struct VerifyArgs {
 #[derive(Debug, Args)]
 pub struct SignArgs {
     /// Files to sign (- for standard input).
-    #[arg(value_name = "FILE", required = true)]
+    #[arg(value_name = "FILE", required_unless_present = "jsonl", conflicts_with = "jsonl")]
     pub files: Vec<PathBuf>,
+    /// Sign every document of a JSONL file (- for stdin), one output line per
+    /// input line, in input order. Lines are {"id": ..., "text": ...}.
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// The JSONL field holding the document id (a string or an integer, passed through unchanged).
+    #[arg(long, value_name = "NAME", default_value = "id", requires = "jsonl")]
+    pub id_field: String,
+    /// The JSONL field holding the document text.
+    #[arg(long, value_name = "NAME", default_value = "text", requires = "jsonl")]
+    pub text_field: String,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+    /// Write the lines to FILE (atomically, once all are done) instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub params: ParamArgs,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// How batch work runs and reports.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct BatchArgs {
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// No progress bar (it is shown only when stderr is a terminal anyway).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

@@ -6,8 +6,10 @@
 mod args;
 mod compare;
 mod input;
+mod jsonl;
 mod normalize;
 mod output;
+mod progress;
 mod sign;
 mod verify;
 

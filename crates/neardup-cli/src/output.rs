@@ -1,32 +1,76 @@
 //! Where results go: stdout (tolerating closed pipes) and atomically written files.
 
-use std::io::{self, Write};
-use std::path::Path;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
+use tempfile::NamedTempFile;
 
 use crate::input::describe;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, flushed, then renamed over the target. A reader never sees a
-/// half-written file, and a failure leaves any old file untouched.
+/// Writes `bytes` to `path` atomically (see [`Sink`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.display();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".neardup-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| anyhow::anyhow!("writing '{name}': {}", describe(&e)))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| anyhow::anyhow!("writing '{name}': {}", describe(&e)))?;
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("writing '{name}': {}", describe(&e.error)))?;
-    Ok(())
+    let mut sink = Sink::create(Some(path))?;
+    sink.write(bytes)?;
+    sink.finish()
+}
+
+/// Where a command's lines go: buffered stdout, or a file written
+/// atomically. A file is a temporary in the same directory, flushed and
+/// renamed over the target by [`Sink::finish`]: a reader never sees a
+/// half-written file, and a failed run leaves any old file untouched (the
+/// temporary is removed when the sink is dropped unfinished).
+pub enum Sink {
+    Stdout(BufWriter<io::Stdout>),
+    File {
+        tmp: BufWriter<NamedTempFile>,
+        path: PathBuf,
+    },
+}
+
+impl Sink {
+    /// A sink for `path`, or stdout when `None`.
+    pub fn create(path: Option<&Path>) -> Result<Sink> {
+        let Some(path) = path else {
+            return Ok(Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())));
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".neardup-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e)))?;
+        Ok(Sink::File {
+            tmp: BufWriter::with_capacity(1 << 16, tmp),
+            path: path.to_owned(),
+        })
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        match self {
+            Sink::Stdout(w) => w.write_all(bytes).context("writing to standard output"),
+            Sink::File { tmp, path } => tmp
+                .write_all(bytes)
+                .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e))),
+        }
+    }
+
+    /// Flushes, and for a file, syncs and renames it into place.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            Sink::Stdout(mut w) => w.flush().context("writing to standard output"),
+            Sink::File { tmp, path } => {
+                let fail = |e: io::Error| anyhow!("writing '{}': {}", path.display(), describe(&e));
+                let tmp = tmp.into_inner().map_err(|e| fail(e.into_error()))?;
+                tmp.as_file().sync_all().map_err(fail)?;
+                tmp.persist(&path).map_err(|e| fail(e.error))?;
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Writes all of `text` to stdout in one go.

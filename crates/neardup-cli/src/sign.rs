@@ -1,46 +1,130 @@
-//! `neardup sign`: one JSON line per document.
+//! `neardup sign`: one JSON line per document, from files or a JSONL stream.
 
-use anyhow::Result;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+use std::sync::mpsc::sync_channel;
+
+use anyhow::{anyhow, bail, Context, Result};
 use neardup::{Fingerprint, Params};
-use serde_json::json;
+use rayon::prelude::*;
 
 use crate::args::SignArgs;
-use crate::input::{at_most_one_stdin, display_name, read_text};
-use crate::output::print;
+use crate::input::{at_most_one_stdin, describe, display_name, is_stdin, read_text};
+use crate::jsonl::{Batches, Fields, Line};
+use crate::output::Sink;
+use crate::progress;
+
+/// Input is handed to the workers in batches of about this many bytes:
+/// large enough to keep every thread busy, small enough that memory stays
+/// bounded however large the input is.
+const BATCH_BYTES: usize = 8 << 20;
 
 pub fn run(args: &SignArgs) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
+    let mut sink = Sink::create(args.output.as_deref())?;
+    match &args.jsonl {
+        Some(path) => sign_jsonl(path, args, params, &mut sink)?,
+        None => sign_files(args, params, &mut sink)?,
+    }
+    sink.finish()
+}
+
+fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
     at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     // Lines are collected first: one unreadable file fails the command
     // before anything is printed, never after half the lines.
     let mut out = String::new();
     for path in &args.files {
         let text = read_text(path, &args.input)?;
-        let f = Fingerprint::of(&text, params);
-        out += &line(json!(display_name(path)), "path", &f, params);
-        out.push('\n');
+        let name = serde_json::to_string(&display_name(path))?;
+        line(&mut out, "path", &name, &Fingerprint::of(&text, params), params);
     }
-    print(&out)
+    sink.write(out.as_bytes())
 }
 
-/// One signature line: `key` holds the document's name (`path` or `id`).
-pub fn line(name: serde_json::Value, key: &str, f: &Fingerprint, params: Params) -> String {
-    let mut obj = serde_json::Map::new();
-    obj.insert(key.to_owned(), name);
-    obj.insert("k".into(), json!(params.k()));
-    obj.insert("n".into(), json!(params.n()));
-    obj.insert(
-        "normalized_sha256".into(),
-        json!(f.normalized_sha256.to_string()),
+/// Streams a JSONL file through a reader thread and a worker pool. Output
+/// stays in input order; a malformed line stops the run with its number.
+fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
+    let (reader, total) = open(path)?;
+    let fields = Fields {
+        id: &args.id_field,
+        text: &args.text_field,
+        lossy: args.input.lossy,
+    };
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = args.batch.threads {
+        builder = builder.num_threads(usize::from(t));
+    }
+    let pool = builder.build().context("starting worker threads")?;
+    let bar = progress::bytes(total, args.batch.quiet);
+    let name = display_name(path);
+
+    let sign_one = |l: &Line| -> Result<String> {
+        let doc = fields.parse(l)?;
+        let mut out = String::with_capacity(160 + 8 * params.n());
+        line(&mut out, "id", &doc.id, &Fingerprint::of(&doc.text, params), params);
+        Ok(out)
+    };
+
+    let (mut docs, mut bytes) = (0u64, 0u64);
+    std::thread::scope(|s| -> Result<()> {
+        // Two batches in flight: the reader fills the next while the pool
+        // signs the current one.
+        let (tx, rx) = sync_channel(2);
+        s.spawn(move || {
+            for batch in Batches::new(reader, BATCH_BYTES) {
+                if tx.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        for batch in rx {
+            let batch = batch.map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
+            let lines: Vec<Result<String>> = pool.install(|| batch.par_iter().map(sign_one).collect());
+            for (l, out) in batch.iter().zip(lines) {
+                let out = out.with_context(|| format!("'{name}'"))?;
+                sink.write(out.as_bytes())?;
+                bytes += l.bytes.len() as u64;
+            }
+            docs += batch.len() as u64;
+            bar.set_position(bytes);
+            bar.set_message(format!("{docs} docs"));
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+fn open(path: &Path) -> Result<(Box<dyn BufRead + Send>, Option<u64>)> {
+    if is_stdin(path) {
+        return Ok((Box::new(BufReader::with_capacity(1 << 20, io::stdin())), None));
+    }
+    let name = display_name(path);
+    let meta = std::fs::metadata(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
+    if meta.is_dir() {
+        bail!("reading '{name}': it is a directory, not a file");
+    }
+    let file = File::open(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
+    Ok((Box::new(BufReader::with_capacity(1 << 20, file)), Some(meta.len())))
+}
+
+/// Appends one signature line. `key` names the document field (`path` or
+/// `id`) and `name` is its value as raw JSON. Written by hand: this runs
+/// once per document of a corpus, and every value is a number, a hex
+/// string or `null`.
+pub fn line(out: &mut String, key: &str, name: &str, f: &Fingerprint, params: Params) {
+    use std::fmt::Write;
+    let quoted = |d: Option<String>| d.map_or_else(|| "null".to_owned(), |s| format!("\"{s}\""));
+    let _ = writeln!(
+        out,
+        r#"{{"{key}":{name},"k":{},"n":{},"normalized_sha256":"{}","shingles":{},"signature":{},"signature_sha256":{}}}"#,
+        params.k(),
+        params.n(),
+        f.normalized_sha256,
+        f.shingles,
+        quoted(f.signature.as_ref().map(|s| s.to_hex())),
+        quoted(f.signature.as_ref().map(|s| s.sha256().to_string())),
     );
-    obj.insert("shingles".into(), json!(f.shingles));
-    obj.insert(
-        "signature".into(),
-        json!(f.signature.as_ref().map(|s| s.to_hex())),
-    );
-    obj.insert(
-        "signature_sha256".into(),
-        json!(f.signature.as_ref().map(|s| s.sha256().to_string())),
-    );
-    serde_json::Value::Object(obj).to_string()
 }
