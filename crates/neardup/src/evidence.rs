@@ -6,12 +6,11 @@ use std::collections::HashMap;
 use foldhash::fast::FixedState;
 use serde::Serialize;
 
-use crate::shingle::shingles;
 use crate::span::locate;
 use crate::suffix_automaton::SuffixAutomaton;
 use crate::{Params, Span, Words};
 
-/// A shingle of A that does not occur in B: a symbol B's automaton has no
+/// A word of A that does not occur in B: a symbol B's automaton has no
 /// transition for.
 const ABSENT: u32 = u32::MAX;
 
@@ -36,14 +35,15 @@ pub struct Passage {
 /// The shared passages of two texts and how much of each they cover.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evidence {
-    /// The shared passages, in the order they appear in A.
+    /// The shared passages, in the order they appear in A; they never
+    /// overlap in A.
     pub passages: Vec<Passage>,
     /// The number of words in A.
     pub words_a: usize,
     /// The number of words in B.
     pub words_b: usize,
-    /// The words of A inside some K-shingle that also occurs in B: exactly
-    /// the words inside A's passages.
+    /// The words of A inside some K-shingle that also occurs in B (see
+    /// [`explain`] on how they relate to the passages).
     pub shared_words_a: usize,
     /// The words of B inside some K-shingle that also occurs in A. Every
     /// occurrence counts, not only the first one a passage reports, so this
@@ -68,7 +68,7 @@ impl Evidence {
     /// ```
     pub fn longest(&self) -> Vec<&Passage> {
         let mut v: Vec<&Passage> = self.passages.iter().collect();
-        v.sort_by(|x, y| y.words.cmp(&x.words));
+        v.sort_by_key(|p| std::cmp::Reverse(p.words));
         v
     }
 }
@@ -77,29 +77,35 @@ impl Evidence {
 /// of size `params.k()` (`N` plays no part).
 ///
 /// **The rule.** Take the K-shingles of A in order, and mark those that
-/// also occur in B. Passages partition the marked positions: starting at
-/// the first marked shingle, a passage is the longest run of consecutive
-/// shingles of A that occurs, as a run of consecutive shingles, somewhere in
-/// B; the next passage starts at the next marked shingle after it. A
-/// maximal run of marked shingles is therefore one passage whenever B has
-/// it in one piece, and is split where B's text continues differently.
+/// also occur in B. Going through A from its start: at the first marked
+/// shingle, a passage begins, and it is the longest run of words from there
+/// that also occurs, word for word, somewhere in B (so it holds at least K
+/// words). The search for the next passage resumes at the first marked
+/// shingle that starts after this passage's last word. So passages never
+/// overlap in A and come in A's order, and a maximal run of marked
+/// shingles is one passage whenever B has it in one piece, split where B's
+/// text continues differently.
+///
 /// Repeated text:
 /// - a passage that occurs several times in B reports its first
 ///   occurrence, and [`Passage::b_occurrences`] counts them all;
 /// - a passage repeated in A is reported once for each time it occurs in A,
-///   each paired with the same first occurrence in B;
-/// - two passages of one marked run can overlap by up to `K - 1` words in A
-///   (in B they lie wherever B has them).
+///   each paired with the same first occurrence in B.
 ///
-/// Each passage covers `shingles + K - 1` words, located in the original
-/// texts through [`Words`]: A's span runs from the start of its first word
-/// to the end of its last, and so does B's. Normalizing A's span and B's
-/// span gives the same words, with one caveat: a sigma at a span's edge may
-/// normalize as final (`ς`) on its own where, in the whole text, a U+FEFF
-/// next to the span hid the word end (SPEC §1), or the other way round.
+/// Passages are located in the original texts through [`Words`]: A's span
+/// runs from the start of its first word to the end of its last, and so
+/// does B's. Normalizing A's span and B's span gives the same words, with
+/// one caveat: a sigma at a span's edge may normalize as final (`ς`) on its
+/// own where, in the whole text, a U+FEFF next to the span hid the word end
+/// (SPEC §1), or the other way round.
 ///
-/// Cost: linear in the texts' lengths (a suffix automaton of B's shingles,
-/// walked once along A's).
+/// Coverage counts the words inside marked shingles, on each side, so it
+/// does not depend on how passages are paired: A's shared words are the
+/// words of its passages, save (rarely) a few words of a marked shingle that
+/// straddles the end of a passage whose continuation B has elsewhere.
+///
+/// Cost: linear in the texts' lengths (a suffix automaton of B's words,
+/// walked once along A's words, and once more along each passage).
 ///
 /// ```
 /// use neardup::{explain, Params};
@@ -118,44 +124,55 @@ pub fn explain(a: &str, b: &str, params: Params) -> Evidence {
     let k = params.k();
     let (wa, wb) = (Words::new(a), Words::new(b));
 
-    // Intern B's shingles as dense ids; A's shingles become the same ids,
-    // or ABSENT. From here on a shingle is one u32.
+    // Intern B's words as dense ids; A's words become the same ids, or
+    // ABSENT. Two runs of words are equal exactly when their ids are, and
+    // a shingle is k consecutive ids. The vocabulary is small, so this map
+    // stays in cache where a map of shingles would not.
     let mut ids: HashMap<&str, u32, FixedState> =
-        HashMap::with_capacity_and_hasher(wb.len(), FixedState::default());
-    let seq_b: Vec<u32> = shingles(wb.normalized(), k)
-        .map(|s| {
+        HashMap::with_capacity_and_hasher(1 << 12, FixedState::default());
+    let seq_b: Vec<u32> = (0..wb.len())
+        .map(|i| {
             let next = ids.len() as u32;
-            *ids.entry(s).or_insert(next)
+            *ids.entry(wb.word(i)).or_insert(next)
         })
         .collect();
-    let mut in_a = vec![false; ids.len()];
-    let seq_a: Vec<u32> = shingles(wa.normalized(), k)
-        .map(|s| match ids.get(s) {
-            Some(&id) => {
-                in_a[id as usize] = true;
-                id
-            }
-            None => ABSENT,
-        })
+    let seq_a: Vec<u32> = (0..wa.len())
+        .map(|i| ids.get(wa.word(i)).copied().unwrap_or(ABSENT))
         .collect();
     drop(ids);
 
     let automaton = SuffixAutomaton::new(&seq_b);
+    // For each word of A, the longest run of words ending there that B
+    // has: shingle j of A occurs in B exactly when the run ending at word
+    // j + k - 1 is at least k long.
+    let stats = automaton.matching_statistics(&seq_a);
+    let run_a = |end: usize| stats[end].1 as usize;
+    let marked_a: Vec<bool> = (k - 1..seq_a.len()).map(|e| run_a(e) >= k).collect();
+    let marked_b: Vec<bool> = automaton
+        .k_ends(&stats, k)
+        .split_off((k - 1).min(seq_b.len()));
+
     let (mut ranges_a, mut ranges_b, mut found) = (Vec::new(), Vec::new(), Vec::new());
     let mut s = 0;
-    while s < seq_a.len() {
-        let Some(m) = (seq_a[s] != ABSENT)
-            .then(|| automaton.longest_prefix(&seq_a[s..]))
-            .flatten()
-        else {
+    while s < marked_a.len() {
+        if !marked_a[s] {
             s += 1;
             continue;
-        };
-        let words = m.len + k - 1;
-        ranges_a.push(wa.original_span(s..s + words));
-        ranges_b.push(wb.original_span(m.first_start..m.first_start + words));
-        found.push((words, m.occurrences));
-        s += m.len;
+        }
+        // The longest run of words from s that B has: words s..s+len occur
+        // in B exactly when the run ending at s+len-1 is len long or more.
+        let mut len = k;
+        while s + len < seq_a.len() && run_a(s + len) > len {
+            len += 1;
+        }
+        let m = automaton
+            .longest_prefix(&seq_a[s..s + len])
+            .expect("a marked shingle occurs in B");
+        debug_assert_eq!(m.len, len);
+        ranges_a.push(wa.original_span(s..s + len));
+        ranges_b.push(wb.original_span(m.first_start..m.first_start + len));
+        found.push((len, m.occurrences));
+        s += len;
     }
     drop(automaton);
 
@@ -172,8 +189,8 @@ pub fn explain(a: &str, b: &str, params: Params) -> Evidence {
         })
         .collect();
 
-    let shared_words_a = covered(seq_a.iter().map(|&id| id != ABSENT), k);
-    let shared_words_b = covered(seq_b.iter().map(|&id| in_a[id as usize]), k);
+    let shared_words_a = covered(marked_a.iter().copied(), k);
+    let shared_words_b = covered(marked_b.iter().copied(), k);
     Evidence {
         passages,
         words_a: wa.len(),
@@ -210,6 +227,7 @@ fn ratio(part: usize, whole: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::normalize;
+    use crate::shingle::shingles;
     use proptest::prelude::*;
 
     fn k(k: u64) -> Params {
@@ -235,7 +253,14 @@ mod tests {
         let e = explain(&a, &b, k(3));
         assert_eq!(
             texts(&e, &a, &b),
-            [(P1, P1, 1), (&a[P1.len() + 2..a.len() - 1], &b[..P2.len() + 2 + P3.len()], 1)]
+            [
+                (P1, P1, 1),
+                (
+                    &a[P1.len() + 2..a.len() - 1],
+                    &b[..P2.len() + 2 + P3.len()],
+                    1
+                )
+            ]
         );
         assert_eq!(e.passages[0].a.line, 1);
         assert_eq!(e.passages[0].b.line, 5);
@@ -264,7 +289,10 @@ mod tests {
         let a = format!("Opening words here. {s}. Closing words there.");
         let b = format!("{s}. Other text in between. {s}. More other text. {s}.");
         let e = explain(&a, &b, k(3));
-        assert_eq!(texts(&e, &a, &b), [(&*format!("{s}."), &*format!("{s}."), 3)]);
+        assert_eq!(
+            texts(&e, &a, &b),
+            [(&*format!("{s}."), &*format!("{s}."), 3)]
+        );
         assert_eq!(e.passages[0].b.start_byte, 0);
         // Every copy in B counts as shared.
         assert_eq!(e.shared_words_b, 18);
@@ -272,15 +300,22 @@ mod tests {
         let a2 = format!("{s}. {a}");
         let e2 = explain(&a2, &b, k(3));
         assert_eq!(e2.passages.len(), 2);
-        assert!(e2.passages.iter().all(|p| p.b.start_byte == 0 && p.b_occurrences == 3));
+        assert!(e2
+            .passages
+            .iter()
+            .all(|p| p.b.start_byte == 0 && p.b_occurrences == 3));
     }
 
     #[test]
     fn case_and_whitespace_only_is_one_passage() {
         let a = "İstanbul is  a CITY\r\nwith \u{39f}\u{394}\u{39f}\u{3a3} many\u{2028}streets.";
-        let b = "\u{feff}i\u{307}STANBUL IS A city with \u{3bf}\u{3b4}\u{3bf}\u{3c2}\tMANY streets.  ";
+        let b =
+            "\u{feff}i\u{307}STANBUL IS A city with \u{3bf}\u{3b4}\u{3bf}\u{3c2}\tMANY streets.  ";
         let e = explain(a, b, k(5));
-        assert_eq!(texts(&e, a, b), [(a, b.trim_start_matches('\u{feff}').trim_end(), 1)]);
+        assert_eq!(
+            texts(&e, a, b),
+            [(a, b.trim_start_matches('\u{feff}').trim_end(), 1)]
+        );
         let p = e.passages[0];
         assert_eq!((p.words, p.a.start_char, p.b.start_char), (8, 0, 1));
         assert_eq!((e.coverage_a, e.coverage_b), (1.0, 1.0));
@@ -305,6 +340,22 @@ mod tests {
         // K = 1: single shared words are passages.
         let e = explain("x y z", "z q x", k(1));
         assert_eq!(texts(&e, "x y z", "z q x"), [("x", "x", 1), ("z", "z", 1)]);
+    }
+
+    #[test]
+    fn repetitive_text_tiles_without_overlap() {
+        let a = "la ".repeat(1000);
+        let e = explain(&a, "LA LA LA LA LA", k(5));
+        assert_eq!(e.passages.len(), 200);
+        assert!(e
+            .passages
+            .iter()
+            .all(|p| p.words == 5 && p.b_occurrences == 1));
+        assert_eq!(e.passages[1].a.start_byte, 15);
+        assert_eq!((e.shared_words_a, e.shared_words_b), (1000, 5));
+        let e = explain("la la la la la la", &a, k(2));
+        assert_eq!(e.passages.len(), 1);
+        assert_eq!((e.passages[0].words, e.passages[0].b_occurrences), (6, 995));
     }
 
     #[test]
@@ -363,15 +414,18 @@ mod tests {
                 }
                 prop_assert!(p.b_occurrences >= 1);
                 let first = (0..wa.len()).find(|&i| wa.original(i).start == p.a.start_byte).unwrap();
+                prop_assert!(!shared_a[first..first + p.words].iter().any(|&x| x), "overlap");
                 shared_a[first..first + p.words].iter_mut().for_each(|x| *x = true);
             }
-            prop_assert_eq!(shared_a.iter().filter(|&&x| x).count(), e.shared_words_a);
-            // The in-context words agree exactly, and nothing shared is missed.
+            prop_assert!(e.passages.windows(2).all(|w| w[0].a.end_byte < w[1].a.start_byte));
+            prop_assert!(shared_a.iter().filter(|&&x| x).count() <= e.shared_words_a);
+            // Nothing shared is missed: every marked shingle starts inside
+            // a passage.
             let kk = kk as usize;
             let in_b: std::collections::HashSet<&str> = shingles(wb.normalized(), kk).collect();
             for (j, s) in shingles(wa.normalized(), kk).enumerate() {
                 if in_b.contains(s) {
-                    prop_assert!(shared_a[j..j + kk].iter().all(|&x| x));
+                    prop_assert!(shared_a[j]);
                 }
             }
         }
