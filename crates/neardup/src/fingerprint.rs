@@ -1,6 +1,6 @@
 //! What a receipt needs to know about one document.
 
-use crate::{h0, normalize, Digest, Params, ShingleSet, Signature};
+use crate::{normalize, Digest, Params, ShingleSet, Signature};
 
 /// One document reduced to what SPEC §9 records of it: the hash of its
 /// normalized text, its distinct shingle count and its signature.
@@ -40,7 +40,7 @@ impl Fingerprint {
     /// The fingerprint of an already normalized text whose shingle set the
     /// caller has built (and may keep, for the exact Jaccard).
     pub fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
-        let base: Vec<u32> = set.iter().map(h0).collect();
+        let base = set.base_hashes();
         Fingerprint {
             normalized_sha256: Digest::of(normalized.as_bytes()),
             shingles: set.len() as u64,

@@ -17,16 +17,20 @@
 //! println!("{}  {}", c.receipt.sha256(), c.receipt.canonical());
 //! ```
 
-#![forbid(unsafe_code)]
+// `unsafe` is allowed only in `platform.rs`, to call the backend compiled
+// for CPU features that were checked at run time.
+#![deny(unsafe_code)]
 
 mod compare;
 mod digest;
 mod error;
 mod evidence;
 mod fingerprint;
+mod multibuffer;
 pub mod normalize;
 mod params;
 mod permutation;
+mod platform;
 mod receipt;
 pub mod shingle;
 mod signature;
@@ -43,6 +47,7 @@ pub use fingerprint::Fingerprint;
 pub use normalize::{normalize, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
+pub use platform::Backend;
 pub use receipt::{DocumentDigest, Mismatch, Receipt, ALGORITHM};
 pub use shingle::ShingleSet;
 pub use signature::{h0, Signature};

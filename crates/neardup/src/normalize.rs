@@ -55,31 +55,57 @@ pub fn is_whitespace(c: char) -> bool {
 /// assert_eq!(normalize("ΑΣ Β"), "ας β");
 /// ```
 pub fn normalize(text: &str) -> String {
-    if text.is_ascii() {
-        return normalize_ascii(text.as_bytes());
+    // Σ is the one character whose lowercase depends on its neighbours
+    // (Final_Sigma); text holding one goes through the standard library's
+    // whole-text lowercasing, which implements that rule. The order is
+    // normative: lowercase first, because the rule looks across characters
+    // that the whitespace collapse removes.
+    if text.contains('Σ') {
+        return collapse(&text.to_lowercase());
     }
-    // The order is normative: lowercase first, on the whole text, because
-    // Final_Sigma looks across characters that whitespace collapse removes.
-    collapse(&text.to_lowercase())
+    fused(text)
 }
 
-/// One pass for ASCII input, the common case: ASCII lowercasing cannot
-/// change lengths or depend on context, so both steps fuse.
-fn normalize_ascii(bytes: &[u8]) -> String {
+/// Lowercase and collapse in one pass, for text without `Σ`: every other
+/// character lowercases on its own (exactly as `str::to_lowercase` maps
+/// it), and lowercasing never turns a non-whitespace character into
+/// whitespace or back (a test checks every code point), so the steps fuse.
+fn fused(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut pending_space = false;
-    for &b in bytes {
-        if matches!(b, b'\t'..=b'\r' | b' ') {
-            pending_space = !out.is_empty();
-        } else {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            i += 1;
+            if matches!(b, b'\t'..=b'\r' | b' ') {
+                pending_space = !out.is_empty();
+                continue;
+            }
             if pending_space {
                 out.push(b' ');
                 pending_space = false;
             }
             out.push(b.to_ascii_lowercase());
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or('\u{fffd}');
+        i += c.len_utf8();
+        if is_whitespace(c) {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(b' ');
+            pending_space = false;
+        }
+        let mut buf = [0u8; 4];
+        for lower in c.to_lowercase() {
+            out.extend_from_slice(lower.encode_utf8(&mut buf).as_bytes());
         }
     }
-    // Every byte pushed is ASCII.
+    // Built from whole characters only, so this never fails.
     String::from_utf8(out).unwrap_or_default()
 }
 
@@ -110,10 +136,30 @@ mod tests {
     }
 
     #[test]
-    fn ascii_and_general_paths_agree() {
-        let s = "\t Mixed  CASE\r\nText\x0b\x0cend  ";
-        assert_eq!(normalize_ascii(s.as_bytes()), collapse(&s.to_lowercase()));
-        assert_eq!(normalize(s), "mixed case text end");
+    fn fused_and_two_step_paths_agree() {
+        for s in [
+            "\t Mixed  CASE\r\nText\x0b\x0cend  ",
+            "İSTANBUL  ẞ\u{3000}ÅNGSTRÖM \u{feff}",
+            "\u{a0}Ωμέγα ΟΔΟς\u{2028}x",
+        ] {
+            assert_eq!(fused(s), collapse(&s.to_lowercase()), "{s:?}");
+        }
+        assert_eq!(normalize("\t Mixed  CASE\r\nText "), "mixed case text");
+    }
+
+    /// The fused path relies on this for every code point: lowercasing
+    /// keeps whitespace as it is and never produces whitespace from
+    /// anything else.
+    #[test]
+    fn lowercasing_never_crosses_the_whitespace_line() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let lower: Vec<char> = c.to_lowercase().collect();
+            if is_whitespace(c) {
+                assert_eq!(lower, [c], "{c:?}");
+            } else {
+                assert!(!lower.iter().any(|&l| is_whitespace(l)), "{c:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Word K-shingles and the distinct shingle set (SPEC §2).
 
-use std::collections::HashSet;
+use std::collections::hash_map::Entry as Entry_;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use foldhash::fast::FixedState;
+use crate::Backend;
 
 /// Iterates over the shingles of a normalized text, in order, duplicates
 /// included: `words[j..j+k].join(" ")` for `j = 0 ..= W-k`.
@@ -47,14 +49,38 @@ pub fn shingles(normalized: &str, k: usize) -> impl Iterator<Item = &str> {
 }
 
 /// The distinct shingles of a normalized text (SPEC §2): a set of strings,
-/// so two different shingles whose 32-bit hashes collide still count twice.
+/// so two different shingles whose hashes collide still count twice.
+///
+/// Each shingle is keyed by the first 8 bytes of its SHA-256, which the
+/// signature needs anyway (`h0` is the top half). Deduplicating on that key
+/// needs no second hash; two shingles with equal keys are compared as
+/// strings, so the set stays exact even on a 64-bit collision.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleSet<'a> {
-    // The set's own hash only decides bucket placement; nothing derived from
-    // it reaches a signature or a receipt. A fixed seed keeps runs
-    // repeatable for profiling.
-    set: HashSet<&'a str, FixedState>,
+    normalized: &'a str,
+    k: usize,
+    /// One entry per distinct shingle, the first occurrence.
+    distinct: Vec<Entry>,
 }
+
+/// A shingle: its SHA-256 key and where it starts in the normalized text.
+/// The end is found again from the start when needed (`k` words on), which
+/// keeps an entry at 16 bytes for documents of millions of shingles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    key: u64,
+    start: usize,
+}
+
+/// Shingles are hashed in chunks of this many, to feed the lanes of the
+/// multi-buffer SHA-256 without holding every shingle's string at once.
+const CHUNK: usize = 1024;
+
+/// Documents up to this many shingles are deduplicated in one table;
+/// larger ones are first split by key prefix into partitions of about this
+/// size, so that each table stays in cache instead of missing on every
+/// insert.
+const PARTITION: usize = 1 << 15;
 
 impl<'a> ShingleSet<'a> {
     /// Collects the distinct `k`-shingles of `normalized`.
@@ -65,32 +91,113 @@ impl<'a> ShingleSet<'a> {
     /// assert_eq!(s.len(), 4); // "to be" appears twice
     /// ```
     pub fn new(normalized: &'a str, k: usize) -> ShingleSet<'a> {
-        // Roughly one word per six bytes of prose: reserving avoids most
-        // rehashing without over-allocating for repetitive text.
-        let mut set =
-            HashSet::with_capacity_and_hasher(normalized.len() / 8, FixedState::default());
-        set.extend(shingles(normalized, k));
-        ShingleSet { set }
+        ShingleSet::with_backend(normalized, k, Backend::active())
+    }
+
+    /// [`ShingleSet::new`] on a chosen backend.
+    pub fn with_backend(normalized: &'a str, k: usize, backend: Backend) -> ShingleSet<'a> {
+        let k = k.max(1);
+        let total = shingle_count(normalized, k);
+        let bits = (total / PARTITION)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros();
+        let partitions = 1usize << bits;
+        let shift = 64 - bits;
+        let mut parts: Vec<Vec<Entry>> = (0..partitions)
+            .map(|_| Vec::with_capacity(total / partitions + total / partitions / 8 + 16))
+            .collect();
+
+        let mut starts = Vec::with_capacity(CHUNK);
+        let mut messages: Vec<&str> = Vec::with_capacity(CHUNK);
+        let mut keys = Vec::with_capacity(CHUNK);
+        let mut flush = |starts: &mut Vec<usize>, messages: &mut Vec<&str>| {
+            keys.clear();
+            backend.keys(messages, &mut keys);
+            for (&key, &start) in keys.iter().zip(starts.iter()) {
+                // `checked_shr` because a shift by 64 (one partition) is
+                // not defined on u64.
+                let p = key.checked_shr(shift).unwrap_or(0) as usize;
+                parts[p].push(Entry { key, start });
+            }
+            starts.clear();
+            messages.clear();
+        };
+        for_each_span(normalized, k, |start, end| {
+            starts.push(start);
+            messages.push(&normalized[start..end]);
+            if messages.len() == CHUNK {
+                flush(&mut starts, &mut messages);
+            }
+        });
+        flush(&mut starts, &mut messages);
+
+        let mut set = ShingleSet {
+            normalized,
+            k,
+            distinct: Vec::with_capacity(total),
+        };
+        let mut first: HashMap<u64, usize, BuildHasherDefault<KeyHasher>> = HashMap::default();
+        for part in parts {
+            first.clear();
+            first.reserve(part.len());
+            for e in part {
+                match first.entry(e.key) {
+                    Entry_::Vacant(v) => {
+                        v.insert(set.distinct.len());
+                        set.distinct.push(e);
+                    }
+                    Entry_::Occupied(o) => {
+                        let seen = set.distinct[*o.get()];
+                        if set.text(seen.start) != set.text(e.start) && !set.has_colliding(e) {
+                            // Same 64-bit key, different strings: a real
+                            // collision, kept as its own shingle.
+                            set.distinct.push(e);
+                        }
+                    }
+                }
+            }
+        }
+        set
+    }
+
+    /// Whether a key collision partner of `e` with the same string is
+    /// already in the set. Collisions are astronomically rare, so a scan is
+    /// fine; it only runs after a key matched and the strings differed.
+    fn has_colliding(&self, e: Entry) -> bool {
+        let s = self.text(e.start);
+        self.distinct
+            .iter()
+            .any(|d| d.key == e.key && self.text(d.start) == s)
+    }
+
+    /// The shingle starting at byte `start`: `k` words on.
+    fn text(&self, start: usize) -> &'a str {
+        let rest = &self.normalized[start..];
+        let end = memchr::memchr_iter(b' ', rest.as_bytes())
+            .nth(self.k - 1)
+            .unwrap_or(rest.len());
+        &rest[..end]
     }
 
     /// The number of distinct shingles, the receipt's `shingles`.
     pub fn len(&self) -> usize {
-        self.set.len()
+        self.distinct.len()
     }
 
     /// Whether the text had fewer than `k` words.
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    /// Whether `shingle` is in the set.
-    pub fn contains(&self, shingle: &str) -> bool {
-        self.set.contains(shingle)
+        self.distinct.is_empty()
     }
 
     /// The distinct shingles, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.set.iter().copied()
+        self.distinct.iter().map(|e| self.text(e.start))
+    }
+
+    /// `h0` of every distinct shingle (SPEC §3): the top half of its key.
+    pub fn base_hashes(&self) -> Vec<u32> {
+        self.distinct.iter().map(|e| (e.key >> 32) as u32).collect()
     }
 
     /// The exact Jaccard similarity `|A ∩ B| / |A ∪ B|` of two sets: the
@@ -104,14 +211,96 @@ impl<'a> ShingleSet<'a> {
     /// assert_eq!(a.jaccard(&b), Some(0.5)); // {ab, bc} of {ab, bc, cd, ce}
     /// ```
     pub fn jaccard(&self, other: &ShingleSet<'_>) -> Option<f64> {
-        let (small, large) = if self.len() <= other.len() {
-            (self, other)
-        } else {
-            (other, self)
+        let union_plus_both = self.len() + other.len();
+        if union_plus_both == 0 {
+            return None;
+        }
+        let both = self.intersection_len(other);
+        Some(both as f64 / (union_plus_both - both) as f64)
+    }
+
+    /// `|A ∩ B|`, by merging the two key-sorted entry lists. Entries with
+    /// equal keys are compared as strings, so the count is exact.
+    fn intersection_len(&self, other: &ShingleSet<'_>) -> usize {
+        let sorted = |s: &ShingleSet<'_>| {
+            let mut v = s.distinct.clone();
+            v.sort_unstable_by_key(|e| e.key);
+            v
         };
-        let both = small.iter().filter(|s| large.contains(s)).count();
-        let union = self.len() + other.len() - both;
-        (union > 0).then(|| both as f64 / union as f64)
+        let (a, b) = (sorted(self), sorted(other));
+        let (mut i, mut j, mut both) = (0, 0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].key.cmp(&b[j].key) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    let key = a[i].key;
+                    let ea = a[i..].iter().take_while(|e| e.key == key).count();
+                    let eb = b[j..].iter().take_while(|e| e.key == key).count();
+                    // Within one set the strings of a key group differ, so
+                    // each string of A matches at most one of B.
+                    for x in &a[i..i + ea] {
+                        let s = self.text(x.start);
+                        both += b[j..j + eb].iter().any(|y| other.text(y.start) == s) as usize;
+                    }
+                    i += ea;
+                    j += eb;
+                }
+            }
+        }
+        both
+    }
+}
+
+/// The number of shingles (duplicates included) of a normalized text.
+fn shingle_count(normalized: &str, k: usize) -> usize {
+    if normalized.is_empty() {
+        return 0;
+    }
+    let words = memchr::memchr_iter(b' ', normalized.as_bytes()).count() + 1;
+    (words + 1).saturating_sub(k)
+}
+
+/// Calls `f(start, end)` for the byte span of every shingle, in order: the
+/// fast twin of [`shingles`], finding word boundaries with `memchr`.
+fn for_each_span(normalized: &str, k: usize, mut f: impl FnMut(usize, usize)) {
+    if normalized.is_empty() {
+        return;
+    }
+    let mut ring = vec![0usize; k];
+    let mut seen = 0usize;
+    let mut start = 0usize;
+    let ends =
+        memchr::memchr_iter(b' ', normalized.as_bytes()).chain(std::iter::once(normalized.len()));
+    for end in ends {
+        ring[seen % k] = start;
+        seen += 1;
+        if seen >= k {
+            f(ring[seen % k], end);
+        }
+        start = end + 1;
+    }
+}
+
+/// The set's table is keyed by SHA-256 bits, which are already uniform: the
+/// hasher passes them through instead of hashing them again.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used; this keeps the trait contract anyway.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
     }
 }
 
@@ -128,12 +317,54 @@ mod tests {
     fn k_one_gives_words() {
         assert_eq!(shingles("x y x", 1).collect::<Vec<_>>(), ["x", "y", "x"]);
         assert_eq!(ShingleSet::new("x y x", 1).len(), 2);
+        assert_eq!(ShingleSet::new("x y x", 1).iter().count(), 2);
     }
 
     #[test]
     fn multibyte_words() {
         let got: Vec<_> = shingles("ας βγ δ", 2).collect();
         assert_eq!(got, ["ας βγ", "βγ δ"]);
+    }
+
+    #[test]
+    fn spans_match_the_reference_iterator() {
+        for text in [
+            "",
+            "a",
+            "a b",
+            "a b c d e f",
+            "ab cd ab cd ab",
+            "ας βγ δ ας βγ",
+        ] {
+            for k in 1..5 {
+                let mut fast = Vec::new();
+                for_each_span(text, k, |s, e| fast.push(&text[s..e]));
+                assert_eq!(
+                    fast,
+                    shingles(text, k).collect::<Vec<_>>(),
+                    "{text:?} k={k}"
+                );
+                assert_eq!(shingle_count(text, k), fast.len());
+            }
+        }
+    }
+
+    #[test]
+    fn every_backend_and_partitioning_gives_the_same_set() {
+        // Enough shingles to be split into several partitions.
+        let words: Vec<String> = (0..3 * PARTITION)
+            .map(|i| format!("w{}", i % 70_000))
+            .collect();
+        let text = words.join(" ");
+        let mut want: Vec<&str> = shingles(&text, 2).collect();
+        want.sort_unstable();
+        want.dedup();
+        for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+            let set = ShingleSet::with_backend(&text, 2, backend);
+            let mut got: Vec<&str> = set.iter().collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "{backend:?}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::fmt;
 use sha2::{Digest as _, Sha256};
 
 use crate::digest::HEX;
-use crate::{permutations, Digest, Params};
+use crate::{permutations, Backend, Digest, Params};
 
 /// `h0(s)`: the first 4 bytes of SHA-256 of `s`, big-endian (SPEC §3).
 ///
@@ -42,19 +42,9 @@ impl Signature {
             return None;
         }
         let perm = permutations();
-        let mut slots = vec![u32::MAX; params.n()];
-        // Blocks of base hashes small enough to stay in L1 across all N
-        // slots; the inner loop is a plain min-reduction that the compiler
-        // vectorizes.
-        for block in hashes.chunks(4096) {
-            for (slot, (&a, &b)) in slots.iter_mut().zip(perm.a.iter().zip(&perm.b)) {
-                let m = block
-                    .iter()
-                    .map(|&h| a.wrapping_mul(h).wrapping_add(b))
-                    .fold(u32::MAX, u32::min);
-                *slot = (*slot).min(m);
-            }
-        }
+        let n = params.n();
+        let mut slots = vec![u32::MAX; n];
+        Backend::active().min_slots(hashes, &perm.a[..n], &perm.b[..n], &mut slots);
         Some(Signature(slots.into_boxed_slice()))
     }
 

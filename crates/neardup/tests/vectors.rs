@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use neardup::{compare, normalize, permutations, Params, Receipt};
+use neardup::{compare, normalize, permutations, Backend, Params, Receipt};
 use serde_json::Value;
 
 fn vectors_dir() -> PathBuf {
@@ -55,13 +55,34 @@ fn normalize_cases() {
     }
 }
 
+/// Every case through every backend this CPU can run, each forced in turn,
+/// the way BLAKE3 tests its `no_avx2` paths. The backends share no hot
+/// code, so each one must reproduce the vectors on its own.
 #[test]
-fn compare_cases() {
+fn compare_cases_on_every_backend() {
     let cases = load("compare.json");
     let cases = cases.as_array().unwrap();
     assert!(cases.len() > 20);
+    for backend in Backend::ALL {
+        if !backend.force() {
+            eprintln!(
+                "note: this CPU cannot run the {} backend; skipped",
+                backend.name()
+            );
+            continue;
+        }
+        compare_cases(cases);
+    }
+    assert!(Backend::detect().force());
+}
+
+fn compare_cases(cases: &[Value]) {
     for case in cases {
-        let name = case["name"].as_str().unwrap();
+        let name = &format!(
+            "{} [{}]",
+            case["name"].as_str().unwrap(),
+            Backend::active().name()
+        );
         let (a, b) = (text(case, "a", "a_file"), text(case, "b", "b_file"));
         let params = Params::new(case["k"].as_u64().unwrap(), case["n"].as_u64().unwrap()).unwrap();
         let want = &case["expected"];
