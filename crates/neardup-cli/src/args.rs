@@ -81,6 +81,8 @@ pub struct CompareArgs {
     /// Also write the canonical receipt to FILE (exact bytes, no newline; written atomically).
     #[arg(long, value_name = "FILE")]
     pub receipt: Option<PathBuf>,
+    #[command(flatten)]
+    pub explain: crate::explain::ExplainArgs,
 }
 
 #[derive(Debug, Args)]

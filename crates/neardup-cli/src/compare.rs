@@ -7,6 +7,7 @@ use neardup::{Comparison, Params};
 use serde_json::json;
 
 use crate::args::CompareArgs;
+use crate::explain;
 use crate::input::{at_most_one_stdin, display_name, read_text};
 use crate::output::{print, write_atomic};
 
@@ -17,6 +18,10 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
     let c = neardup::compare(&a, &b, params);
+    let evidence = args
+        .explain
+        .explain
+        .then(|| neardup::explain(&a, &b, params));
     // Microsecond resolution: finer digits would be noise.
     let elapsed_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     // The receipt file comes before stdout, so a failed write leaves no
@@ -26,9 +31,17 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     }
     let names = [display_name(&args.a), display_name(&args.b)];
     let out = if args.json {
-        to_json(&c, &names, elapsed_ms).to_string() + "\n"
+        let mut out = to_json(&c, &names, elapsed_ms);
+        if let Some(e) = &evidence {
+            explain::add_json(&mut out, e);
+        }
+        out.to_string() + "\n"
     } else {
-        human(&c, &names, elapsed_ms)
+        let mut out = human(&c, &names, elapsed_ms);
+        if let Some(e) = &evidence {
+            out += &explain::human(e, &a, params.k(), &args.explain);
+        }
+        out
     };
     print(&out)
 }

@@ -5,6 +5,7 @@
 
 mod args;
 mod compare;
+mod explain;
 mod input;
 mod jsonl;
 mod normalize;
