@@ -64,7 +64,7 @@ impl Words {
         }
     }
 
-    /// The normalized text, exactly [`crate::normalize`]'s output.
+    /// The normalized text, exactly [`crate::normalize()`]'s output.
     pub fn normalized(&self) -> &str {
         &self.normalized
     }
