@@ -109,7 +109,11 @@ pub struct VerifyArgs {
 #[derive(Debug, Args)]
 pub struct SignArgs {
     /// Files to sign (- for standard input).
-    #[arg(value_name = "FILE", required_unless_present = "jsonl", conflicts_with = "jsonl")]
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "jsonl",
+        conflicts_with = "jsonl"
+    )]
     pub files: Vec<PathBuf>,
     /// Sign every document of a JSONL file (- for stdin), one output line per
     /// input line, in input order. Lines are {"id": ..., "text": ...}.

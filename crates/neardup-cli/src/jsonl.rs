@@ -181,7 +181,10 @@ mod tests {
     #[test]
     fn ids_pass_through_unchanged() {
         let d = parse(r#"{"text":"a\nb","id":12345678901234567890123,"x":[1,{"y":2}]}"#).unwrap();
-        assert_eq!((d.id.as_str(), d.text.as_str()), ("12345678901234567890123", "a\nb"));
+        assert_eq!(
+            (d.id.as_str(), d.text.as_str()),
+            ("12345678901234567890123", "a\nb")
+        );
         assert_eq!(parse(r#"{"id":"x\"y","text":""}"#).unwrap().id, r#""x\"y""#);
     }
 
@@ -205,8 +208,11 @@ mod tests {
     #[test]
     fn batches_keep_line_numbers() {
         let input = b"a\n\n  \nb\nc";
-        let batches: Vec<Vec<Line>> = Batches::new(&input[..], 2).map(Result::unwrap).collect();
-        let numbers: Vec<Vec<u64>> = batches.iter().map(|b| b.iter().map(|l| l.number).collect()).collect();
+        let batches: Vec<Vec<Line>> = Batches::new(&input[..], 3).map(Result::unwrap).collect();
+        let numbers: Vec<Vec<u64>> = batches
+            .iter()
+            .map(|b| b.iter().map(|l| l.number).collect())
+            .collect();
         assert_eq!(numbers, [vec![1, 4], vec![5]]);
     }
 }

@@ -32,7 +32,10 @@ impl Sink {
     /// A sink for `path`, or stdout when `None`.
     pub fn create(path: Option<&Path>) -> Result<Sink> {
         let Some(path) = path else {
-            return Ok(Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())));
+            return Ok(Sink::Stdout(BufWriter::with_capacity(
+                1 << 16,
+                io::stdout(),
+            )));
         };
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,

@@ -38,7 +38,13 @@ fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
     for path in &args.files {
         let text = read_text(path, &args.input)?;
         let name = serde_json::to_string(&display_name(path))?;
-        line(&mut out, "path", &name, &Fingerprint::of(&text, params), params);
+        line(
+            &mut out,
+            "path",
+            &name,
+            &Fingerprint::of(&text, params),
+            params,
+        );
     }
     sink.write(out.as_bytes())
 }
@@ -63,7 +69,13 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
     let sign_one = |l: &Line| -> Result<String> {
         let doc = fields.parse(l)?;
         let mut out = String::with_capacity(160 + 8 * params.n());
-        line(&mut out, "id", &doc.id, &Fingerprint::of(&doc.text, params), params);
+        line(
+            &mut out,
+            "id",
+            &doc.id,
+            &Fingerprint::of(&doc.text, params),
+            params,
+        );
         Ok(out)
     };
 
@@ -81,7 +93,8 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
         });
         for batch in rx {
             let batch = batch.map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
-            let lines: Vec<Result<String>> = pool.install(|| batch.par_iter().map(sign_one).collect());
+            let lines: Vec<Result<String>> =
+                pool.install(|| batch.par_iter().map(sign_one).collect());
             for (l, out) in batch.iter().zip(lines) {
                 let out = out.with_context(|| format!("'{name}'"))?;
                 sink.write(out.as_bytes())?;
@@ -99,15 +112,22 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
 
 fn open(path: &Path) -> Result<(Box<dyn BufRead + Send>, Option<u64>)> {
     if is_stdin(path) {
-        return Ok((Box::new(BufReader::with_capacity(1 << 20, io::stdin())), None));
+        return Ok((
+            Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
+            None,
+        ));
     }
     let name = display_name(path);
-    let meta = std::fs::metadata(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
     if meta.is_dir() {
         bail!("reading '{name}': it is a directory, not a file");
     }
     let file = File::open(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
-    Ok((Box::new(BufReader::with_capacity(1 << 20, file)), Some(meta.len())))
+    Ok((
+        Box::new(BufReader::with_capacity(1 << 20, file)),
+        Some(meta.len()),
+    ))
 }
 
 /// Appends one signature line. `key` names the document field (`path` or

@@ -91,16 +91,20 @@ impl Backend {
         self.is_supported()
     }
 
-    /// Appends the SHA-256 keys of `messages` to `out` (see
-    /// [`multibuffer::key_one`]).
-    pub(crate) fn keys(self, messages: &[&str], out: &mut Vec<u64>) {
+    /// Appends the SHA-256 keys (see [`multibuffer::key_one`]) of the
+    /// messages `text[start..end]` to `out`, one per span.
+    pub(crate) fn keys(self, text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
         match self {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 if self.is_supported() => {
                 // SAFETY: AVX-512F support was just checked at run time.
-                unsafe { x86::keys_avx512(messages, out) }
+                unsafe { x86::keys_avx512(text, spans, out) }
             }
-            _ => out.extend(messages.iter().map(|m| multibuffer::key_one(m.as_bytes()))),
+            _ => out.extend(
+                spans
+                    .iter()
+                    .map(|&(s, e)| multibuffer::key_one(&text[s..e])),
+            ),
         }
     }
 
@@ -147,8 +151,8 @@ mod x86 {
     use crate::multibuffer;
 
     #[target_feature(enable = "avx512f")]
-    pub fn keys_avx512(messages: &[&str], out: &mut Vec<u64>) {
-        multibuffer::keys::<16>(messages, out);
+    pub fn keys_avx512(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
+        multibuffer::keys::<16>(text, spans, out);
     }
 
     #[target_feature(enable = "avx2")]
@@ -176,21 +180,21 @@ mod tests {
         let text: Vec<String> = (0..200_000)
             .map(|i| words[i % 9].repeat(1 + i % 3))
             .collect();
-        let msgs: Vec<&str> = text.iter().map(|s| s.as_str()).collect();
-        let pairs: Vec<String> = msgs
-            .windows(5)
-            .map(|w| w.join(" "))
-            .filter(|s| s.len() <= 55)
+        let joined = text.join(" ");
+        let spans: Vec<(usize, usize)> = crate::shingle::shingles(&joined, 5)
+            .map(|s| {
+                let start = s.as_ptr() as usize - joined.as_ptr() as usize;
+                (start, start + s.len())
+            })
             .collect();
-        let msgs: Vec<&str> = pairs.iter().map(|s| s.as_str()).collect();
         for b in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
-            let mut out = Vec::with_capacity(msgs.len());
+            let mut out = Vec::with_capacity(spans.len());
             let t = std::time::Instant::now();
             for _ in 0..5 {
                 out.clear();
-                b.keys(&msgs, &mut out);
+                b.keys(joined.as_bytes(), &spans, &mut out);
             }
-            let ns = t.elapsed().as_nanos() as f64 / (5 * msgs.len()) as f64;
+            let ns = t.elapsed().as_nanos() as f64 / (5 * spans.len()) as f64;
             eprintln!("{:9} {ns:.1} ns/message", b.name());
         }
     }

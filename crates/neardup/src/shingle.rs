@@ -108,29 +108,26 @@ impl<'a> ShingleSet<'a> {
             .map(|_| Vec::with_capacity(total / partitions + total / partitions / 8 + 16))
             .collect();
 
-        let mut starts = Vec::with_capacity(CHUNK);
-        let mut messages: Vec<&str> = Vec::with_capacity(CHUNK);
+        let mut spans = Vec::with_capacity(CHUNK);
         let mut keys = Vec::with_capacity(CHUNK);
-        let mut flush = |starts: &mut Vec<usize>, messages: &mut Vec<&str>| {
+        let mut flush = |spans: &mut Vec<(usize, usize)>| {
             keys.clear();
-            backend.keys(messages, &mut keys);
-            for (&key, &start) in keys.iter().zip(starts.iter()) {
+            backend.keys(normalized.as_bytes(), spans, &mut keys);
+            for (&key, &(start, _)) in keys.iter().zip(spans.iter()) {
                 // `checked_shr` because a shift by 64 (one partition) is
                 // not defined on u64.
                 let p = key.checked_shr(shift).unwrap_or(0) as usize;
                 parts[p].push(Entry { key, start });
             }
-            starts.clear();
-            messages.clear();
+            spans.clear();
         };
         for_each_span(normalized, k, |start, end| {
-            starts.push(start);
-            messages.push(&normalized[start..end]);
-            if messages.len() == CHUNK {
-                flush(&mut starts, &mut messages);
+            spans.push((start, end));
+            if spans.len() == CHUNK {
+                flush(&mut spans);
             }
         });
-        flush(&mut starts, &mut messages);
+        flush(&mut spans);
 
         let mut set = ShingleSet {
             normalized,
