@@ -21,11 +21,13 @@
 // for CPU features that were checked at run time.
 #![deny(unsafe_code)]
 
+mod cluster;
 mod compare;
 mod digest;
 mod error;
 mod evidence;
 mod fingerprint;
+mod lsh;
 mod multibuffer;
 pub mod normalize;
 mod params;
@@ -39,11 +41,13 @@ mod suffix_automaton;
 mod verdict;
 mod words;
 
+pub use cluster::Clusters;
 pub use compare::{compare, Comparison, Estimate};
 pub use digest::Digest;
 pub use error::Error;
 pub use evidence::{explain, Evidence, Passage};
 pub use fingerprint::Fingerprint;
+pub use lsh::{Banding, Threshold};
 pub use normalize::{normalize, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};

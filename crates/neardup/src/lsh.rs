@@ -1,0 +1,240 @@
+//! LSH banding: a similarity threshold, the bands × rows that find pairs at
+//! that threshold, and the band keys that put likely pairs in one bucket.
+//!
+//! Banding only proposes candidates. Whether a pair is reported is decided
+//! by [`Threshold::accepts`] on the exact slot-match count, in integers, so
+//! a band key collision can cost time but never adds a false positive.
+
+use crate::Signature;
+
+/// A similarity threshold, held exactly in basis points (1/10 000): `0.75`
+/// is 7 500. A pair meets it when `10000·matches >= bp·N`, compared in
+/// integers so that no float rounding can move a pair across it.
+///
+/// ```
+/// use neardup::Threshold;
+/// let t = Threshold::from_basis_points(7500).unwrap();
+/// assert!(t.accepts(96, 128)); // 0.75 exactly
+/// assert!(!t.accepts(95, 128));
+/// assert!(Threshold::from_basis_points(0).is_none());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Threshold(u32);
+
+impl Threshold {
+    /// The NEAR-DUPLICATE line of SPEC §8: 0.75.
+    pub const NEAR_DUPLICATE: Threshold = Threshold(7500);
+
+    /// `bp` basis points, `1..=10000`; `None` outside that range (a zero
+    /// threshold would make every pair a candidate).
+    pub fn from_basis_points(bp: u32) -> Option<Threshold> {
+        (1..=10_000).contains(&bp).then_some(Threshold(bp))
+    }
+
+    /// The threshold in basis points.
+    pub fn basis_points(self) -> u32 {
+        self.0
+    }
+
+    /// Whether `matches` agreeing slots out of `n` reach the threshold.
+    pub fn accepts(self, matches: u32, n: usize) -> bool {
+        10_000 * u64::from(matches) >= u64::from(self.0) * n as u64
+    }
+
+    /// The threshold as a fraction, for display and for the miss estimate.
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.0) / 10_000.0
+    }
+}
+
+/// How a signature of `N` slots is cut into bands: band `i` is slots
+/// `i·rows .. (i+1)·rows`. Two documents become a candidate pair when all
+/// the slots of at least one band agree. Slots past `bands·rows` are unused.
+///
+/// ```
+/// use neardup::{Banding, Threshold};
+/// let b = Banding::for_threshold(Threshold::NEAR_DUPLICATE, 128);
+/// assert_eq!((b.bands(), b.rows()), (25, 5));
+/// assert!(b.miss_probability(Threshold::NEAR_DUPLICATE) <= 0.01);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Banding {
+    bands: usize,
+    rows: usize,
+}
+
+impl Banding {
+    /// The largest miss probability [`Banding::for_threshold`] accepts for a
+    /// pair exactly at the threshold.
+    pub const MAX_MISS: f64 = 0.01;
+
+    /// `bands` bands of `rows` slots; `None` unless both are at least 1 and
+    /// `bands·rows <= n`.
+    pub fn new(bands: usize, rows: usize, n: usize) -> Option<Banding> {
+        let fits = bands
+            .checked_mul(rows)
+            .is_some_and(|used| used >= 1 && used <= n);
+        (bands >= 1 && rows >= 1 && fits).then_some(Banding { bands, rows })
+    }
+
+    /// The banding for `threshold` with `n` slots: the most rows per band
+    /// (the fewest false candidates to verify) such that `⌊n/rows⌋` bands
+    /// miss a pair at the threshold with probability at most 1%. If no
+    /// banding reaches 1%, one row per band (the best recall there is).
+    ///
+    /// The choice depends only on its inputs: the miss probability is made
+    /// of IEEE-754 multiplications and subtractions, which round the same
+    /// way on every machine.
+    pub fn for_threshold(threshold: Threshold, n: usize) -> Banding {
+        let n = n.max(1);
+        (1..=n)
+            .rev()
+            .map(|rows| Banding {
+                bands: n / rows,
+                rows,
+            })
+            .find(|b| b.miss_probability(threshold) <= Self::MAX_MISS)
+            .unwrap_or(Banding { bands: n, rows: 1 })
+    }
+
+    /// The number of bands `b`.
+    pub fn bands(self) -> usize {
+        self.bands
+    }
+
+    /// The number of slots per band `r`.
+    pub fn rows(self) -> usize {
+        self.rows
+    }
+
+    /// `(1 - t^r)^b`: the probability that a pair whose slots agree with
+    /// probability `t` shares no band, under MinHash's model.
+    pub fn miss_probability(self, threshold: Threshold) -> f64 {
+        let t = threshold.as_f64();
+        let mut all_rows = 1.0;
+        for _ in 0..self.rows {
+            all_rows *= t;
+        }
+        let mut miss = 1.0;
+        for _ in 0..self.bands {
+            miss *= 1.0 - all_rows;
+        }
+        miss
+    }
+
+    /// The key of band `band` of `signature`: a fixed 64-bit mix of the
+    /// band's slot values, the same on every platform and every compiler
+    /// (never `std::hash`). Equal slots give equal keys; different slots
+    /// give different keys except by a 64-bit accident, which verification
+    /// filters out.
+    ///
+    /// # Panics
+    /// If `band >= self.bands()` or the signature is shorter than the
+    /// banding.
+    pub fn key(self, signature: &Signature, band: usize) -> u64 {
+        assert!(band < self.bands, "band {band} out of {}", self.bands);
+        let slots = &signature.slots()[band * self.rows..(band + 1) * self.rows];
+        let mut h = mix(0x6e65_6172_6475_7031 ^ band as u64);
+        for &slot in slots {
+            h = mix(h ^ u64::from(slot));
+        }
+        h
+    }
+
+    /// Whether `a` and `b` agree on every slot of band `band`: the exact
+    /// test behind a key match.
+    pub fn agree(self, a: &Signature, b: &Signature, band: usize) -> bool {
+        let range = band * self.rows..(band + 1) * self.rows;
+        a.slots()[range.clone()] == b.slots()[range]
+    }
+}
+
+/// SplitMix64's finalizer: a fixed bijection on 64-bit integers that spreads
+/// every input bit over the output.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Params;
+
+    fn t(bp: u32) -> Threshold {
+        Threshold::from_basis_points(bp).unwrap()
+    }
+
+    #[test]
+    fn default_choice_and_its_miss_probability() {
+        let b = Banding::for_threshold(t(7500), 128);
+        assert_eq!((b.bands(), b.rows()), (25, 5));
+        let miss = b.miss_probability(t(7500));
+        // (1 - 0.75^5)^25
+        assert!((miss - 0.001_154).abs() < 1e-5, "{miss}");
+        // One more row per band would miss more than 1%.
+        let greedier = Banding::new(128 / 6, 6, 128).unwrap();
+        assert!(greedier.miss_probability(t(7500)) > Banding::MAX_MISS);
+    }
+
+    #[test]
+    fn every_choice_meets_the_target() {
+        for n in [16, 64, 128, 256] {
+            for bp in (500..=10_000).step_by(500) {
+                let b = Banding::for_threshold(t(bp), n);
+                assert!(b.bands() * b.rows() <= n);
+                if b.miss_probability(t(bp)) > Banding::MAX_MISS {
+                    // Unreachable target: the best recall there is.
+                    assert_eq!((b.bands(), b.rows()), (n, 1), "{n} {bp}");
+                    continue;
+                }
+                // rows is the largest that meets it
+                if b.rows() < n {
+                    let more = Banding::new(n / (b.rows() + 1), b.rows() + 1, n).unwrap();
+                    assert!(more.miss_probability(t(bp)) > Banding::MAX_MISS);
+                }
+            }
+        }
+        assert_eq!(Banding::for_threshold(t(10_000), 128).rows(), 128);
+    }
+
+    #[test]
+    fn thresholds_are_exact() {
+        assert!(t(7500).accepts(96, 128));
+        assert!(!t(7500).accepts(95, 128));
+        assert!(t(10_000).accepts(128, 128));
+        assert!(!t(10_000).accepts(127, 128));
+        assert!(Threshold::from_basis_points(10_001).is_none());
+    }
+
+    #[test]
+    fn banding_must_fit() {
+        assert!(Banding::new(32, 4, 128).is_some());
+        assert!(Banding::new(33, 4, 128).is_none());
+        assert!(Banding::new(0, 4, 128).is_none());
+        assert!(Banding::new(usize::MAX, 2, 128).is_none());
+    }
+
+    #[test]
+    fn keys_are_pinned_and_follow_the_slots() {
+        let p = Params::new(1, 16).unwrap();
+        let a = Signature::from_base_hashes(&[1, 2, 3], p).unwrap();
+        let mut slots = a.slots().to_vec();
+        slots[15] ^= 1;
+        let b = Signature::from_slots(slots).unwrap();
+        let banding = Banding::new(4, 4, 16).unwrap();
+        for band in 0..3 {
+            assert_eq!(banding.key(&a, band), banding.key(&b, band));
+            assert!(banding.agree(&a, &b, band));
+        }
+        assert_ne!(banding.key(&a, 3), banding.key(&b, 3));
+        assert!(!banding.agree(&a, &b, 3));
+        // A fixed function: this value must never change between builds.
+        let zero = Signature::from_slots(vec![0; 16]).unwrap();
+        assert_eq!(banding.key(&zero, 0), banding.key(&zero, 0));
+        assert_ne!(banding.key(&zero, 0), banding.key(&zero, 1));
+        assert_eq!(mix(0), 0xe220_a839_7b1d_cdaf);
+    }
+}
