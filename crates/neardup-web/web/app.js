@@ -74,7 +74,7 @@
   function updateCount(key) {
     const d = docs[key];
     const out = $(`count-${key}`);
-    if (d.file) out.textContent = `File: ${fmtBytes(d.file.size)}, read as UTF-8 when you run`;
+    if (d.file) out.textContent = d.file.size > 4096 ? 'Showing the first 4 KB; the whole file is read when you run.' : 'The file is read when you run.';
     else {
       const n = $(`text-${key}`).value.length;
       out.textContent = n ? `${fmtInt(n)} characters` : 'Empty';
@@ -278,6 +278,7 @@
   }
 
   $('copy-receipt').addEventListener('click', async (e) => {
+    const button = e.currentTarget;
     const text = $('receipt').textContent;
     try {
       await navigator.clipboard.writeText(text);
@@ -288,7 +289,7 @@
       getSelection().addRange(range);
       document.execCommand('copy');
     }
-    flash(e.currentTarget, 'Copied ✓');
+    flash(button, 'Copied ✓');
   });
 
   $('download-receipt').addEventListener('click', () => {

@@ -8,9 +8,9 @@ let wasmBytes = null;
 
 // Rough relative cost per byte of each step (measured on a 20 MB text),
 // used only to move the progress bar evenly. Index = Stage::code() % 4.
-const COST = [0.1, 1, 3, 3];
+const COST = [0.1, 1, 2.7, 2];
 const STAGE_NAMES = ['Decoding', 'Normalizing', 'Shingling', 'Signing'];
-const READ_COST = 0.5;
+const READ_COST = 1.4;
 
 function plan(sizes, readSizes) {
   // Cumulative weight before each stage code 0..8, plus the reading phase.
@@ -20,7 +20,7 @@ function plan(sizes, readSizes) {
   let total = read;
   for (const code of order) {
     before[code] = total;
-    total += code === 8 ? 0.5 * (sizes[0] + sizes[1]) / 2 + 1 : COST[code % 4] * sizes[code >> 2] + 1;
+    total += code === 8 ? 1.3 * (sizes[0] + sizes[1]) / 2 + 1 : COST[code % 4] * sizes[code >> 2] + 1;
   }
   return { read, before, total };
 }

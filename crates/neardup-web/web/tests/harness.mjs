@@ -54,7 +54,11 @@ export async function serve(files) {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const base = `http://127.0.0.1:${server.address().port}`;
-  return { base, log, close: () => new Promise((ok) => server.close(ok)) };
+  const close = () => new Promise((ok) => {
+    server.close(ok);
+    server.closeAllConnections();
+  });
+  return { base, log, close };
 }
 
 /** Every request the page (and its workers) makes, seen by Playwright and by CDP. */
@@ -78,54 +82,79 @@ export async function openPage(context, url = pageUrl) {
   return { page, errors };
 }
 
-/** One document: text into the textarea, or bytes through the file input. */
+/** Puts one document in the page: bytes through the file input, text into the textarea. */
 async function setDoc(page, key, doc) {
-  await page.locator(`#clear-${key}`).evaluate((b) => !b.closest('[hidden]') && b.click());
-  if (doc.bytes) {
-    await page.setInputFiles(`#file-${key}`, { name: doc.name || `${key}.txt`, mimeType: 'text/plain', buffer: doc.bytes });
+  await page.evaluate(
+    ({ key, text }) => {
+      const clear = document.getElementById(`clear-${key}`);
+      if (!document.getElementById(`chip-${key}`).hidden) clear.click();
+      if (text !== undefined) {
+        // Set the value directly: typing would be slow and some vectors
+        // hold control characters a keyboard cannot produce.
+        const el = document.getElementById(`text-${key}`);
+        el.value = text;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    },
+    { key, text: doc.bytes ? undefined : doc.text },
+  );
+  if (doc.bytes || doc.path) {
+    await page.setInputFiles(`#file-${key}`, doc.path || { name: doc.name || `${key}.txt`, mimeType: 'text/plain', buffer: doc.bytes });
     await page.waitForFunction((k) => !document.getElementById(`chip-${k}`).hidden, key);
-  } else {
-    // Set the value directly: typing would be slow and some vectors hold
-    // control characters a keyboard cannot produce.
-    await page.locator(`#text-${key}`).evaluate((el, text) => {
-      el.value = text;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-    }, doc.text);
   }
 }
 
 export async function compare(page, a, b, k = 5, n = 128) {
-  await page.click('#tab-compare');
   await setDoc(page, 'a', a);
   await setDoc(page, 'b', b);
-  await page.fill('#k', String(k));
-  await page.fill('#n', String(n));
-  await page.evaluate(() => (document.getElementById('result').dataset.state = 'pending'));
-  await page.click('#compare');
-  await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('result').dataset.state), null, { timeout: 120_000 });
-  return page.evaluate(() => {
-    const t = (id) => document.getElementById(id).textContent;
-    return {
-      state: document.getElementById('result').dataset.state,
-      verdict: t('verdict'),
-      matches: t('matches'),
-      receipt: t('receipt'),
-      sha256: t('receipt-sha256'),
-      error: [t('compare-error'), t('k-error'), t('n-error')].filter(Boolean).join(' '),
-    };
-  });
+  return page.evaluate(
+    async ({ k, n }) => {
+      const $ = (id) => document.getElementById(id);
+      $('tab-compare').click();
+      $('k').value = String(k);
+      $('n').value = String(n);
+      $('result').dataset.state = 'pending';
+      const done = new Promise((resolve) => {
+        const mo = new MutationObserver(() => ['done', 'error'].includes($('result').dataset.state) && (mo.disconnect(), resolve()));
+        mo.observe($('result'), { attributes: true, attributeFilter: ['data-state'] });
+      });
+      $('compare').click();
+      await done;
+      const t = (id) => $(id).textContent;
+      return {
+        state: $('result').dataset.state,
+        verdict: t('verdict'),
+        matches: t('matches'),
+        receipt: t('receipt'),
+        sha256: t('receipt-sha256'),
+        error: [t('compare-error'), t('k-error'), t('n-error')].filter(Boolean).join(' '),
+      };
+    },
+    { k, n },
+  );
 }
 
 export async function verify(page, receipt, a, b, sha256 = '') {
   if (a) await setDoc(page, 'a', a);
   if (b) await setDoc(page, 'b', b);
-  await page.click('#tab-verify');
-  await page.fill('#verify-receipt', receipt);
-  await page.fill('#verify-sha256', sha256);
-  await page.evaluate(() => (document.getElementById('verify-result').dataset.state = 'pending'));
-  await page.click('#verify');
-  await page.waitForFunction(() => !['pending', 'idle'].includes(document.getElementById('verify-result').dataset.state), null, { timeout: 120_000 });
-  return page.locator('#verify-result').textContent();
+  return page.evaluate(
+    async ({ receipt, sha256 }) => {
+      const $ = (id) => document.getElementById(id);
+      $('tab-verify').click();
+      $('verify-receipt').value = receipt;
+      $('verify-sha256').value = sha256;
+      const box = $('verify-result');
+      box.dataset.state = 'pending';
+      const done = new Promise((resolve) => {
+        const mo = new MutationObserver(() => box.dataset.state !== 'pending' && (mo.disconnect(), resolve()));
+        mo.observe(box, { attributes: true, attributeFilter: ['data-state'] });
+      });
+      $('verify').click();
+      await done;
+      return box.textContent;
+    },
+    { receipt, sha256 },
+  );
 }
 
 /** A vector's text as the page should receive it: inline text or a file's exact bytes. */
