@@ -34,6 +34,8 @@ mod params;
 mod permutation;
 mod platform;
 mod receipt;
+#[cfg(target_arch = "x86_64")]
+mod sha_ni;
 pub mod shingle;
 mod signature;
 mod span;

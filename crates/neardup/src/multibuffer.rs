@@ -16,7 +16,7 @@ use sha2::{Digest as _, Sha256};
 /// length) fits after it.
 pub const MAX_ONE_BLOCK: usize = 55;
 
-const K: [u32; 64] = [
+pub(crate) const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -27,7 +27,7 @@ const K: [u32; 64] = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
-const IV: [u32; 8] = [
+pub(crate) const IV: [u32; 8] = [
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
 
@@ -43,7 +43,7 @@ pub fn key_one(message: &[u8]) -> u64 {
 /// has one, which the compiler turns into a few vector moves instead of a
 /// `memcpy` call of variable length.
 #[inline(always)]
-fn pad<const B: usize>(text: &[u8], start: usize, end: usize) -> [[u8; 64]; B] {
+pub(crate) fn pad<const B: usize>(text: &[u8], start: usize, end: usize) -> [[u8; 64]; B] {
     let len = end - start;
     let mut blocks = [[0u8; 64]; B];
     for (b, block) in blocks.iter_mut().enumerate() {

@@ -55,27 +55,24 @@ pub fn is_whitespace(c: char) -> bool {
 /// assert_eq!(normalize("ΑΣ Β"), "ας β");
 /// ```
 pub fn normalize(text: &str) -> String {
-    // Σ is the one character whose lowercase depends on its neighbours
-    // (Final_Sigma); text holding one goes through the standard library's
-    // whole-text lowercasing, which implements that rule. The order is
-    // normative: lowercase first, because the rule looks across characters
-    // that the whitespace collapse removes.
-    if text.contains('Σ') {
-        return collapse(&text.to_lowercase());
-    }
-    fused(text)
+    // The order is normative: lowercase first, on the whole text, because
+    // the Final_Sigma rule looks across characters that the whitespace
+    // collapse removes. The fused pass keeps that order (see `sigma`); when
+    // it cannot, the two steps run one after the other.
+    fused(text).unwrap_or_else(|| collapse(&text.to_lowercase()))
 }
 
-/// Lowercase and collapse in one pass, for text without `Σ`: every other
-/// character lowercases on its own (exactly as `str::to_lowercase` maps
-/// it), and lowercasing never turns a non-whitespace character into
-/// whitespace or back (a test checks every code point), so the steps fuse.
+/// Lowercase and collapse in one pass: every character but `Σ` lowercases
+/// on its own (exactly as `str::to_lowercase` maps it), and lowercasing
+/// never turns a non-whitespace character into whitespace or back (a test
+/// checks every code point), so the steps fuse. `None` when a `Σ` has too
+/// little ASCII whitespace around it for [`sigma`] to decide locally.
 ///
 /// ASCII goes eight bytes at a time without branches: every byte is
 /// written (whitespace as a space), and the write position advances unless
 /// the byte is whitespace following whitespace. Branching per byte would
 /// mispredict at every word boundary.
-fn fused(text: &str) -> String {
+fn fused(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     // Lowercasing can grow a character (İ is 2 bytes, i̇ is 3); the slow
     // path below makes room when it needs more.
@@ -114,6 +111,12 @@ fn fused(text: &str) -> String {
             continue;
         }
         after_space = false;
+        if c == 'Σ' {
+            o += sigma(text, i - c.len_utf8())?
+                .encode_utf8(&mut out[o..])
+                .len();
+            continue;
+        }
         for lower in c.to_lowercase() {
             o += lower.encode_utf8(&mut out[o..]).len();
         }
@@ -124,7 +127,41 @@ fn fused(text: &str) -> String {
     }
     out.truncate(o);
     // Built from whole characters only, so this never fails.
-    String::from_utf8(out).unwrap_or_default()
+    String::from_utf8(out).ok()
+}
+
+/// The lowercase of the `Σ` at byte `at`: `ς` or `σ` by the Final_Sigma
+/// rule, decided on a window of the text instead of all of it.
+///
+/// The rule scans outwards from the `Σ` over Case_Ignorable characters
+/// and stops at the first other one. ASCII whitespace is neither
+/// Case_Ignorable nor Cased, so a scan that reaches it stops there and
+/// sees "not Cased", exactly as it does at either end of a text. Hence the
+/// standard library's lowercasing of the window between the nearest ASCII
+/// whitespace on each side gives the same letter as lowercasing the whole
+/// text. `None` when no such whitespace is within reach, so that a text
+/// without spaces cannot make this quadratic.
+fn sigma(text: &str, at: usize) -> Option<char> {
+    const REACH: usize = 256;
+    let bytes = text.as_bytes();
+    let ascii_space = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let lo = at.saturating_sub(REACH);
+    let start = match bytes[lo..at].iter().rposition(ascii_space) {
+        Some(j) => lo + j + 1,
+        None if lo == 0 => 0,
+        None => return None,
+    };
+    let after = at + 'Σ'.len_utf8();
+    let hi = (after + REACH).min(bytes.len());
+    let end = match bytes[after..hi].iter().position(ascii_space) {
+        Some(j) => after + j,
+        None if hi == bytes.len() => hi,
+        None => return None,
+    };
+    // σ and ς have the same length, so the prefix's lowercase ends where
+    // this Σ's begins.
+    let offset = text[start..at].to_lowercase().len();
+    text[start..end].to_lowercase()[offset..].chars().next()
 }
 
 fn collapse(lower: &str) -> String {
@@ -159,10 +196,31 @@ mod tests {
             "\t Mixed  CASE\r\nText\x0b\x0cend  ",
             "İSTANBUL  ẞ\u{3000}ÅNGSTRÖM \u{feff}",
             "\u{a0}Ωμέγα ΟΔΟς\u{2028}x",
+            "ΟΔΟΣ Σ ΑΣ' ΑΣʰ ΑΣ\u{feff}Β ΣΑ .Σ. ΑΣ\u{345}",
         ] {
-            assert_eq!(fused(s), collapse(&s.to_lowercase()), "{s:?}");
+            assert_eq!(
+                fused(s).as_deref(),
+                Some(collapse(&s.to_lowercase()).as_str()),
+                "{s:?}"
+            );
         }
+        // Too far from any ASCII whitespace: the fused pass declines.
+        let long = format!("Α{}Σ", "\u{345}".repeat(300));
+        assert_eq!(fused(&long), None);
+        assert_eq!(normalize(&long), long.to_lowercase());
         assert_eq!(normalize("\t Mixed  CASE\r\nText "), "mixed case text");
+    }
+
+    proptest::proptest! {
+        /// The fused pass agrees with the two steps done literally, on
+        /// text dense with Σ and the characters its rule looks at.
+        #[test]
+        fn fused_equals_two_steps(parts in proptest::collection::vec(proptest::sample::select(vec![
+            "Σ", "Α", "α", "ʰ", "\u{345}", "\u{feff}", "'", ".", " ", "\t", "\u{a0}", "1", "İ", "x", "\u{2028}",
+        ]), 0..40)) {
+            let s: String = parts.concat();
+            proptest::prop_assert_eq!(normalize(&s), collapse(&s.to_lowercase()));
+        }
     }
 
     /// The fused path relies on this for every code point: lowercasing

@@ -63,13 +63,37 @@ pub struct ShingleSet<'a> {
     distinct: Vec<Entry>,
 }
 
-/// A shingle: its SHA-256 key and where it starts in the normalized text.
-/// The end is found again from the start when needed (`k` words on), which
-/// keeps an entry at 16 bytes for documents of millions of shingles.
+/// A shingle: its SHA-256 key and its span in the normalized text, packed
+/// into 16 bytes so that documents of millions of shingles stay compact:
+/// the start in the low 40 bits (texts up to 1 TiB), the length in the
+/// high 24. A longer shingle stores [`Entry::LONG`] and its end is found
+/// again by counting `k` words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     key: u64,
-    start: usize,
+    span: u64,
+}
+
+impl Entry {
+    const START_BITS: u32 = 40;
+    const LONG: u64 = (1 << 24) - 1;
+
+    fn new(key: u64, start: usize, end: usize) -> Entry {
+        let len = ((end - start) as u64).min(Entry::LONG);
+        Entry {
+            key,
+            span: len << Entry::START_BITS | start as u64,
+        }
+    }
+
+    fn start(self) -> usize {
+        (self.span & ((1 << Entry::START_BITS) - 1)) as usize
+    }
+
+    fn len(self) -> Option<usize> {
+        let len = self.span >> Entry::START_BITS;
+        (len != Entry::LONG).then_some(len as usize)
+    }
 }
 
 /// Shingles are hashed in chunks of this many, to feed the lanes of the
@@ -113,11 +137,11 @@ impl<'a> ShingleSet<'a> {
         let mut flush = |spans: &mut Vec<(usize, usize)>| {
             keys.clear();
             backend.keys(normalized.as_bytes(), spans, &mut keys);
-            for (&key, &(start, _)) in keys.iter().zip(spans.iter()) {
+            for (&key, &(start, end)) in keys.iter().zip(spans.iter()) {
                 // `checked_shr` because a shift by 64 (one partition) is
                 // not defined on u64.
                 let p = key.checked_shr(shift).unwrap_or(0) as usize;
-                parts[p].push(Entry { key, start });
+                parts[p].push(Entry::new(key, start, end));
             }
             spans.clear();
         };
@@ -135,46 +159,59 @@ impl<'a> ShingleSet<'a> {
             distinct: Vec::with_capacity(total),
         };
         let mut first: HashMap<u64, usize, BuildHasherDefault<KeyHasher>> = HashMap::default();
+        let mut claims = Vec::new();
         for part in parts {
             first.clear();
             first.reserve(part.len());
-            for e in part {
+            claims.clear();
+            let base = set.distinct.len();
+            for &e in &part {
                 match first.entry(e.key) {
                     Entry_::Vacant(v) => {
                         v.insert(set.distinct.len());
                         set.distinct.push(e);
                     }
-                    Entry_::Occupied(o) => {
-                        let seen = set.distinct[*o.get()];
-                        if set.text(seen.start) != set.text(e.start) && !set.has_colliding(e) {
-                            // Same 64-bit key, different strings: a real
-                            // collision, kept as its own shingle.
-                            set.distinct.push(e);
-                        }
-                    }
+                    Entry_::Occupied(o) => claims.push((set.distinct[*o.get()], e)),
                 }
+            }
+            // An equal key claims an equal string; check every claim.
+            // Checking them apart from the table, as independent
+            // iterations, lets the CPU overlap the cache misses of a large
+            // text instead of taking them one by one.
+            if !claims.iter().all(|&(a, b)| set.text(a) == set.text(b)) {
+                // Two different shingles share a 64-bit key (never seen,
+                // but possible): redo this partition comparing strings.
+                set.distinct.truncate(base);
+                set.add_exactly(base, &part);
             }
         }
         set
     }
 
-    /// Whether a key collision partner of `e` with the same string is
-    /// already in the set. Collisions are astronomically rare, so a scan is
-    /// fine; it only runs after a key matched and the strings differed.
-    fn has_colliding(&self, e: Entry) -> bool {
-        let s = self.text(e.start);
-        self.distinct
-            .iter()
-            .any(|d| d.key == e.key && self.text(d.start) == s)
+    /// Adds the entries of one partition comparing strings on every equal
+    /// key, keeping different strings with one key as different shingles.
+    /// Entries with one key share a partition, whose entries start at
+    /// `base` in `distinct`.
+    fn add_exactly(&mut self, base: usize, entries: &[Entry]) {
+        for &e in entries {
+            let s = self.text(e);
+            if !self.distinct[base..]
+                .iter()
+                .any(|&d| d.key == e.key && self.text(d) == s)
+            {
+                self.distinct.push(e);
+            }
+        }
     }
 
-    /// The shingle starting at byte `start`: `k` words on.
-    fn text(&self, start: usize) -> &'a str {
-        let rest = &self.normalized[start..];
-        let end = memchr::memchr_iter(b' ', rest.as_bytes())
-            .nth(self.k - 1)
-            .unwrap_or(rest.len());
-        &rest[..end]
+    /// The text of an entry.
+    fn text(&self, e: Entry) -> &'a str {
+        let rest = &self.normalized[e.start()..];
+        let len = e.len().unwrap_or_else(|| {
+            let end = memchr::memchr_iter(b' ', rest.as_bytes()).nth(self.k - 1);
+            end.unwrap_or(rest.len())
+        });
+        &rest[..len]
     }
 
     /// The number of distinct shingles, the receipt's `shingles`.
@@ -189,7 +226,7 @@ impl<'a> ShingleSet<'a> {
 
     /// The distinct shingles, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.distinct.iter().map(|e| self.text(e.start))
+        self.distinct.iter().map(|&e| self.text(e))
     }
 
     /// `h0` of every distinct shingle (SPEC §3): the top half of its key.
@@ -237,8 +274,8 @@ impl<'a> ShingleSet<'a> {
                     // Within one set the strings of a key group differ, so
                     // each string of A matches at most one of B.
                     for x in &a[i..i + ea] {
-                        let s = self.text(x.start);
-                        both += b[j..j + eb].iter().any(|y| other.text(y.start) == s) as usize;
+                        let s = self.text(*x);
+                        both += b[j..j + eb].iter().any(|&y| other.text(y) == s) as usize;
                     }
                     i += ea;
                     j += eb;
@@ -362,6 +399,22 @@ mod tests {
             got.sort_unstable();
             assert_eq!(got, want, "{backend:?}");
         }
+    }
+
+    #[test]
+    fn equal_keys_with_different_strings_stay_apart() {
+        let mut set = ShingleSet {
+            normalized: "a b a c",
+            k: 1,
+            distinct: Vec::new(),
+        };
+        // Pretend every word hashed to the same key.
+        let entries: Vec<Entry> = [0, 2, 4, 6]
+            .map(|start| Entry::new(9, start, start + 1))
+            .to_vec();
+        set.add_exactly(0, &entries);
+        let got: Vec<&str> = set.iter().collect();
+        assert_eq!(got, ["a", "b", "c"]);
     }
 
     #[test]
