@@ -1,0 +1,27 @@
+// Building twice gives byte-identical output (the page and its wasm).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { dist, root } from './harness.mjs';
+
+test('a second build is byte-identical to dist/', () => {
+  const again = mkdtempSync(join(tmpdir(), 'neardup-dist-'));
+  try {
+    execFileSync(join(root, 'crates/neardup-web/build.sh'), { env: { ...process.env, DIST: again }, stdio: ['ignore', 'ignore', 'inherit'] });
+    for (const name of ['neardup.html', 'neardup.wasm']) {
+      assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(dist, name))), `${name} differs between builds (or the sources changed after dist/ was built)`);
+    }
+  } finally {
+    rmSync(again, { recursive: true, force: true });
+  }
+});
+
+test('the wasm does not depend on where it was built', () => {
+  const wasm = readFileSync(join(dist, 'neardup.wasm')).toString('latin1');
+  for (const path of [root, process.env.HOME, process.env.CARGO_HOME].filter(Boolean)) {
+    assert.ok(!wasm.includes(path), `the wasm mentions '${path}'`);
+  }
+});
