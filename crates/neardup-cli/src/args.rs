@@ -39,6 +39,9 @@ pub enum Command {
     /// Print the normalized text, exactly the bytes that are shingled and hashed.
     #[command(after_help = AFTER_HELP)]
     Normalize(NormalizeArgs),
+    /// Find, verify and cluster every near-duplicate pair of a corpus, in bounded memory.
+    #[command(after_help = AFTER_HELP)]
+    Scan(crate::scan::ScanArgs),
 }
 
 /// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).
@@ -157,7 +160,7 @@ pub struct NormalizeArgs {
 }
 
 /// Parses `123`, `64K`, `10M`, `4G` (binary multiples).
-fn parse_size(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
     let (digits, shift) = match s.trim().char_indices().last() {
         Some((i, 'K' | 'k')) => (&s[..i], 10),
         Some((i, 'M' | 'm')) => (&s[..i], 20),

@@ -11,6 +11,7 @@ mod jsonl;
 mod normalize;
 mod output;
 mod progress;
+mod scan;
 mod sign;
 mod verify;
 
@@ -59,5 +60,6 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }),
         Command::Sign(a) => sign::run(a).map(|()| ExitCode::SUCCESS),
         Command::Normalize(a) => normalize::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Scan(a) => scan::run(a).map(|()| ExitCode::SUCCESS),
     }
 }

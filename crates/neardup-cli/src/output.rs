@@ -52,6 +52,14 @@ impl Sink {
         })
     }
 
+    /// The temporary a file sink writes before it is renamed into place.
+    pub fn temp_path(&self) -> Option<&Path> {
+        match self {
+            Sink::Stdout(_) => None,
+            Sink::File { tmp, .. } => Some(tmp.get_ref().path()),
+        }
+    }
+
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
         match self {
             Sink::Stdout(w) => w.write_all(bytes).context("writing to standard output"),

@@ -24,3 +24,19 @@ pub fn bytes(total: Option<u64>, quiet: bool) -> ProgressBar {
     }
     bar
 }
+
+/// A counting bar for one stage (`label` says what is counted), under the
+/// same conditions as [`bytes`].
+pub fn count(total: u64, quiet: bool, label: &str) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let template = format!(
+        "{{elapsed_precise}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {label} (eta {{eta}})"
+    );
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}

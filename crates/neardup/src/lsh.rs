@@ -140,13 +140,6 @@ impl Banding {
         }
         h
     }
-
-    /// Whether `a` and `b` agree on every slot of band `band`: the exact
-    /// test behind a key match.
-    pub fn agree(self, a: &Signature, b: &Signature, band: usize) -> bool {
-        let range = band * self.rows..(band + 1) * self.rows;
-        a.slots()[range.clone()] == b.slots()[range]
-    }
 }
 
 /// SplitMix64's finalizer: a fixed bijection on 64-bit integers that spreads
@@ -227,10 +220,8 @@ mod tests {
         let banding = Banding::new(4, 4, 16).unwrap();
         for band in 0..3 {
             assert_eq!(banding.key(&a, band), banding.key(&b, band));
-            assert!(banding.agree(&a, &b, band));
         }
         assert_ne!(banding.key(&a, 3), banding.key(&b, 3));
-        assert!(!banding.agree(&a, &b, 3));
         // A fixed function: this value must never change between builds.
         let zero = Signature::from_slots(vec![0; 16]).unwrap();
         assert_eq!(banding.key(&zero, 0), banding.key(&zero, 0));

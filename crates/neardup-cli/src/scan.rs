@@ -1,0 +1,322 @@
+//! `neardup scan`: every near-duplicate pair of a corpus, verified, with a
+//! receipt hash each, clustered, in bounded memory (see `SCAN.md`).
+//!
+//! The scan is a chain of stages, each reading what the previous one left
+//! and each working over partitions that a distributed engine could run
+//! apart:
+//!
+//! 1. **sign** ([`corpus`]): inputs, one shard per input, signed in
+//!    parallel batches (or signatures read back from `sign --jsonl`);
+//! 2. **exact** ([`pairs::exact`]): documents grouped by `normalized_sha256`;
+//!    each group's first document stands for it from here on;
+//! 3. **bands** ([`runs`]): one record `(band, key, doc)` per band of each
+//!    signature, partitioned by band, sorted in runs that spill to a temp
+//!    dir beyond `--memory`, then k-way merged;
+//! 4. **pairs** ([`pairs::near`]): each bucket of the merged stream gives
+//!    candidate pairs, counted once (in the first band they share) and kept
+//!    only when their exact slot-match count meets the threshold;
+//! 5. **clusters**: union-find over the kept pairs ([`neardup::Clusters`]).
+//!
+//! Every output is sorted by input order, so it is byte-identical whatever
+//! the thread count or memory budget.
+
+mod corpus;
+mod outputs;
+mod pairs;
+mod runs;
+mod tree;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use neardup::{Banding, Clusters, Params, Threshold};
+
+use crate::args::{BatchArgs, InputArgs, ParamArgs};
+use crate::input::describe;
+
+/// Options of `neardup scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Inputs: directories of text files (read recursively), JSONL files of
+    /// {"id","text"} documents, or signature files from `neardup sign
+    /// --jsonl` (recognised by their first line). - reads JSONL from stdin.
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// An existing corpus (the same kinds as INPUT; a signature file is not
+    /// re-signed). Only pairs from INPUT to REF or within INPUT are
+    /// reported, and REF documents are never dropped. Repeatable.
+    #[arg(long, value_name = "REF")]
+    pub against: Vec<PathBuf>,
+    /// Report pairs whose signatures agree on at least this fraction of
+    /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
+    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
+    pub threshold: Threshold,
+    /// LSH bands (with --rows); by default chosen so that a pair at the
+    /// threshold is missed with probability <= 1%.
+    #[arg(long, value_name = "B", requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows (slots) per band (with --bands).
+    #[arg(long, value_name = "R", requires = "bands")]
+    pub rows: Option<usize>,
+    /// Memory budget; beyond it band records spill to sorted runs in the
+    /// temp dir (accepts K, M, G suffixes).
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = crate::args::parse_size)]
+    pub memory: u64,
+    /// Where spilled runs go (default: the system temp dir). Removed at the
+    /// end, on error and on Ctrl-C.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
+    /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
+    /// similarity, verdict.
+    #[arg(long, value_name = "PATH")]
+    pub pairs: Option<PathBuf>,
+    /// Write the clusters as JSONL: cluster, keep, members, size.
+    #[arg(long, value_name = "PATH")]
+    pub clusters: Option<PathBuf>,
+    /// Write the ids to keep (not dropped), one per line, in input order.
+    #[arg(long, value_name = "PATH")]
+    pub keep_list: Option<PathBuf>,
+    /// Write the ids to drop (in a cluster, not its keeper), one per line.
+    #[arg(long, value_name = "PATH")]
+    pub drop_list: Option<PathBuf>,
+    /// Write the kept documents as JSONL: JSONL and signature inputs keep
+    /// their lines unchanged; files become {"id": path, "text": text}.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub write_deduped: Option<PathBuf>,
+    /// Write each verified pair's full receipt to DIR/<receipt_sha256>.json
+    /// (the exact canonical bytes).
+    #[arg(long, value_name = "DIR")]
+    pub receipts: Option<PathBuf>,
+    /// Fail on an unreadable, oversized or non-UTF-8 file in a directory
+    /// input instead of skipping it with a warning.
+    #[arg(long)]
+    pub strict: bool,
+    /// The JSONL field holding the document id (a string or an integer).
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub id_field: String,
+    /// The JSONL field holding the document text.
+    #[arg(long, value_name = "NAME", default_value = "text")]
+    pub text_field: String,
+    #[command(flatten)]
+    pub params: ParamArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+/// Parses a threshold like `0.75` exactly, into basis points: no float
+/// ever decides which pairs are reported.
+fn parse_threshold(s: &str) -> Result<Threshold, String> {
+    let bad = || format!("'{s}' is not a threshold like 0.75 (0 < T <= 1, at most 4 decimals)");
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if frac.len() > 4 || !(int == "0" || int == "1" || int.is_empty()) {
+        return Err(bad());
+    }
+    if !frac.bytes().all(|b| b.is_ascii_digit()) || (int.is_empty() && frac.is_empty()) {
+        return Err(bad());
+    }
+    let frac_bp: u32 = format!("{frac:0<4}").parse().map_err(|_| bad())?;
+    let bp = if int == "1" {
+        10_000 + frac_bp
+    } else {
+        frac_bp
+    };
+    Threshold::from_basis_points(bp).ok_or_else(bad)
+}
+
+/// Paths to remove if the user presses Ctrl-C: the temp dir and the
+/// temporaries of outputs not yet renamed into place.
+static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn on_interrupt() {
+    let paths = CLEANUP.lock().map(|p| p.clone()).unwrap_or_default();
+    for p in paths {
+        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+    }
+    eprintln!("neardup: interrupted");
+    std::process::exit(130);
+}
+
+/// Registers `path` for removal on Ctrl-C.
+fn remove_on_interrupt(path: PathBuf) {
+    if let Ok(mut p) = CLEANUP.lock() {
+        p.push(path);
+    }
+}
+
+/// The scan's settings, once checked.
+pub struct Plan {
+    pub params: Params,
+    pub threshold: Threshold,
+    pub banding: Banding,
+    pub memory: u64,
+}
+
+pub fn run(args: &ScanArgs) -> Result<()> {
+    let start = Instant::now();
+    let params = Params::new(args.params.k, args.params.n)?;
+    let banding = match (args.bands, args.rows) {
+        (Some(b), Some(r)) => Banding::new(b, r, params.n()).with_context(|| {
+            format!(
+                "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
+                params.n()
+            )
+        })?,
+        _ => Banding::for_threshold(args.threshold, params.n()),
+    };
+    let plan = Plan {
+        params,
+        threshold: args.threshold,
+        banding,
+        memory: args.memory,
+    };
+    let all_inputs = args.against.iter().chain(&args.inputs);
+    crate::input::at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
+    if args.write_deduped.is_some() && args.inputs.iter().any(|p| crate::input::is_stdin(p)) {
+        bail!("--write-deduped reads the inputs a second time, so it cannot take standard input ('-')");
+    }
+
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = args.batch.threads {
+        builder = builder.num_threads(usize::from(t));
+    }
+    let pool = builder.build().context("starting worker threads")?;
+    let _ = ctrlc::set_handler(on_interrupt);
+
+    // Outputs are opened first, so that an unwritable path fails before a
+    // long scan, and renamed into place only once everything succeeded.
+    let sinks = outputs::Sinks::create(args)?;
+    for p in sinks.temp_paths() {
+        remove_on_interrupt(p);
+    }
+    let temp = match &args.temp_dir {
+        Some(dir) => tempfile::Builder::new()
+            .prefix("neardup-scan-")
+            .tempdir_in(dir),
+        None => tempfile::Builder::new().prefix("neardup-scan-").tempdir(),
+    }
+    .map_err(|e| anyhow::anyhow!("creating a temp dir: {}", describe(&e)))?;
+    remove_on_interrupt(temp.path().to_owned());
+
+    let quiet = args.batch.quiet;
+    if !quiet {
+        eprintln!(
+            "neardup scan: lsh {} bands × {} rows ({} of {} slots), threshold {}, miss probability at the threshold {:.4}%",
+            banding.bands(),
+            banding.rows(),
+            banding.bands() * banding.rows(),
+            params.n(),
+            args.threshold.as_f64(),
+            100.0 * banding.miss_probability(args.threshold)
+        );
+    }
+
+    pool.install(|| -> Result<()> {
+        let mut times: Vec<(&str, Duration)> = Vec::new();
+        let mut lap = Instant::now();
+        let mut time = |name: &'static str, times: &mut Vec<(&str, Duration)>| {
+            times.push((name, lap.elapsed()));
+            lap = Instant::now();
+        };
+
+        let corpus = corpus::Corpus::load(args, params)?;
+        time("sign", &mut times);
+
+        let exact = pairs::exact(&corpus);
+        time("exact", &mut times);
+
+        let bands = runs::band_records(&corpus, &exact.representatives, &plan, temp.path(), quiet)?;
+        time("bands", &mut times);
+
+        let near = pairs::near(&corpus, bands, &plan, quiet)?;
+        time("pairs", &mut times);
+
+        let mut all = exact.pairs;
+        all.extend(near.pairs);
+        all.sort_unstable_by_key(|p| (p.a, p.b));
+        let mut clusters = Clusters::new(corpus.docs.len());
+        for p in &all {
+            clusters.union(p.a, p.b);
+        }
+        let groups = clusters.groups();
+        time("clusters", &mut times);
+
+        let written = sinks.write(&corpus, &all, &groups, params)?;
+        time("outputs", &mut times);
+
+        if !quiet {
+            let total: Duration = start.elapsed();
+            let stages: Vec<String> = times
+                .iter()
+                .map(|(n, d)| format!("{n} {:.2}s", d.as_secs_f64()))
+                .collect();
+            let docs = corpus.docs.len() as u64;
+            let new = docs - u64::from(corpus.refs);
+            eprintln!(
+                "neardup scan: {docs} documents ({new} new, {} from --against, {} skipped), {:.0} docs/s",
+                corpus.refs,
+                corpus.skipped,
+                docs as f64 / total.as_secs_f64().max(1e-9)
+            );
+            eprintln!(
+                "  identical groups: {} ({} documents)",
+                exact.groups, exact.grouped_docs
+            );
+            eprintln!(
+                "  band records: {} in {} sorted run(s){}",
+                near.records,
+                near.runs,
+                if near.runs > 1 {
+                    " spilled and merged"
+                } else {
+                    ""
+                }
+            );
+            eprintln!("  candidate pairs: {}", near.candidates);
+            eprintln!(
+                "  verified pairs: {} ({} identical, {} at or over the threshold)",
+                all.len(),
+                all.len() - near.verified,
+                near.verified
+            );
+            eprintln!(
+                "  clusters: {}, documents dropped: {}",
+                groups.len(),
+                written.dropped
+            );
+            eprintln!(
+                "  time: {}, total {:.2}s",
+                stages.join(", "),
+                total.as_secs_f64()
+            );
+        }
+        Ok(())
+    })?;
+    // Removing the temp dir is part of success: report a failure to.
+    temp.close()
+        .map_err(|e| anyhow::anyhow!("removing the temp dir: {}", describe(&e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_parse_exactly() {
+        let bp = |s| parse_threshold(s).map(|t| t.basis_points());
+        assert_eq!(bp("0.75"), Ok(7500));
+        assert_eq!(bp(".8"), Ok(8000));
+        assert_eq!(bp("1"), Ok(10_000));
+        assert_eq!(bp("1.0"), Ok(10_000));
+        assert_eq!(bp("0.0001"), Ok(1));
+        for bad in [
+            "0", "0.0", "1.5", "2", "0.12345", "-0.5", "", ".", "0.7x", "1e-1",
+        ] {
+            assert!(bp(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! The sign stage: every input read, each document signed (or its signature
+//! read back), numbered in input order, ids checked for duplicates.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::sync_channel;
+
+use anyhow::{anyhow, bail, Context, Result};
+use neardup::{Digest, Fingerprint, Params, Signature};
+use rayon::prelude::*;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{tree, ScanArgs};
+use crate::input::{describe, display_name, is_stdin};
+use crate::jsonl::{Batches, Fields, Line};
+use crate::progress;
+
+/// Lines are signed in batches of about this many bytes, two in flight:
+/// memory stays bounded however large an input is.
+const BATCH_BYTES: usize = 8 << 20;
+
+/// One document: its id, where it came from, and its fingerprint.
+pub struct Doc {
+    /// The id as JSON: a string or an integer, as the input wrote it (a
+    /// string with escapes is re-encoded, so that one id has one spelling).
+    pub id: String,
+    pub fp: Fingerprint,
+    /// Which input, an index into [`Corpus::inputs`].
+    pub input: u32,
+    /// The 1-based line for JSONL inputs; 0 for files of a directory.
+    pub line: u64,
+}
+
+/// What an input holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A directory tree of text files; ids are their paths.
+    Tree,
+    /// JSONL documents with an id and a text field.
+    Documents,
+    /// Signature lines from `neardup sign --jsonl`.
+    Signatures,
+}
+
+/// One input, with the documents it gave.
+pub struct Input {
+    pub path: PathBuf,
+    pub kind: Kind,
+    /// From `--against`: reference documents, never dropped.
+    pub is_ref: bool,
+    /// The documents `first .. first + count` came from this input.
+    pub first: u32,
+    pub count: u32,
+    /// For a tree, the file of each document, in document order.
+    pub files: Vec<PathBuf>,
+}
+
+/// Every document of the scan, numbered in input order: `--against`
+/// inputs first (so a reference document keeps its cluster), then INPUTs,
+/// each in its own order (lines; a tree's paths sorted bytewise).
+pub struct Corpus {
+    pub docs: Vec<Doc>,
+    pub inputs: Vec<Input>,
+    /// Documents `0 .. refs` come from `--against`.
+    pub refs: u32,
+    /// Files skipped with a warning.
+    pub skipped: u64,
+}
+
+impl Corpus {
+    /// Reads and signs every input.
+    pub fn load(args: &ScanArgs, params: Params) -> Result<Corpus> {
+        let mut loader = Loader {
+            corpus: Corpus {
+                docs: Vec::new(),
+                inputs: Vec::new(),
+                refs: 0,
+                skipped: 0,
+            },
+            ids: HashMap::new(),
+            args,
+            params,
+        };
+        for path in &args.against {
+            loader.input(path, true)?;
+        }
+        loader.corpus.refs = loader.corpus.docs.len() as u32;
+        for path in &args.inputs {
+            loader.input(path, false)?;
+        }
+        Ok(loader.corpus)
+    }
+
+    /// Whether document `doc` comes from `--against`.
+    pub fn is_ref(&self, doc: u32) -> bool {
+        doc < self.refs
+    }
+}
+
+struct Loader<'a> {
+    corpus: Corpus,
+    /// Each id and the document that first had it.
+    ids: HashMap<String, u32>,
+    args: &'a ScanArgs,
+    params: Params,
+}
+
+impl Loader<'_> {
+    fn input(&mut self, path: &Path, is_ref: bool) -> Result<()> {
+        let name = display_name(path);
+        let first = self.corpus.docs.len() as u32;
+        let index = self.corpus.inputs.len() as u32;
+        let is_dir = !is_stdin(path)
+            && std::fs::metadata(path)
+                .map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?
+                .is_dir();
+        let (kind, files) = if is_dir {
+            (Kind::Tree, self.tree(path, index)?)
+        } else {
+            (self.jsonl(path, index)?, Vec::new())
+        };
+        let count = self.corpus.docs.len() as u32 - first;
+        self.corpus.inputs.push(Input {
+            path: path.to_owned(),
+            kind,
+            is_ref,
+            first,
+            count,
+            files,
+        });
+        Ok(())
+    }
+
+    /// Adds one document, refusing an id seen before.
+    fn push(&mut self, id: String, fp: Fingerprint, input: u32, line: u64) -> Result<()> {
+        let number = u32::try_from(self.corpus.docs.len())
+            .ok()
+            .filter(|&n| n < u32::MAX)
+            .context("more than 4 294 967 294 documents")?;
+        if let Some(&first) = self.ids.get(&id) {
+            let here = self.place(input, line);
+            let there = {
+                let d = &self.corpus.docs[first as usize];
+                self.place(d.input, d.line)
+            };
+            bail!("{here}: duplicate id {id} (first seen at {there})");
+        }
+        self.ids.insert(id.clone(), number);
+        self.corpus.docs.push(Doc {
+            id,
+            fp,
+            input,
+            line,
+        });
+        Ok(())
+    }
+
+    /// `'corpus.jsonl' line 12`, or the input's name for a tree.
+    fn place(&self, input: u32, line: u64) -> String {
+        let path = match self.corpus.inputs.get(input as usize) {
+            Some(i) => display_name(&i.path),
+            // The input being read now is pushed once it is done.
+            None => display_name(self.current_path(input)),
+        };
+        if line == 0 {
+            format!("'{path}'")
+        } else {
+            format!("'{path}' line {line}")
+        }
+    }
+
+    fn current_path(&self, input: u32) -> &Path {
+        let all: Vec<&PathBuf> = self.args.against.iter().chain(&self.args.inputs).collect();
+        all.get(input as usize)
+            .map_or(Path::new("?"), |p| p.as_path())
+    }
+
+    fn tree(&mut self, root: &Path, input: u32) -> Result<Vec<PathBuf>> {
+        let walk = tree::walk(root, self.args.input.max_size, self.args.strict)?;
+        self.corpus.skipped += walk.skipped;
+        let total: u64 = walk.files.iter().map(|(_, size)| size).sum();
+        let bar = progress::bytes(Some(total), self.args.batch.quiet);
+        let mut kept = Vec::new();
+        let (params, strict) = (self.params, self.args.strict);
+        let opts = self.args.input;
+        for chunk in walk.files.chunks(256) {
+            let signed: Vec<Result<Option<Fingerprint>>> = chunk
+                .par_iter()
+                .map(|(path, _)| match crate::input::read_text(path, &opts) {
+                    Ok(text) => Ok(Some(Fingerprint::of(&text, params))),
+                    Err(e) if strict => Err(e),
+                    Err(e) => {
+                        eprintln!("neardup: warning: {e:#} (skipped)");
+                        Ok(None)
+                    }
+                })
+                .collect();
+            for ((path, size), fp) in chunk.iter().zip(signed) {
+                bar.inc(*size);
+                let Some(fp) = fp? else {
+                    self.corpus.skipped += 1;
+                    continue;
+                };
+                let id = serde_json::to_string(&display_name(path))?;
+                self.push(id, fp, input, 0)?;
+                kept.push(path.clone());
+            }
+        }
+        bar.finish_and_clear();
+        Ok(kept)
+    }
+
+    /// Reads a JSONL input, documents or signatures (told apart by the
+    /// first line), in parallel batches.
+    fn jsonl(&mut self, path: &Path, input: u32) -> Result<Kind> {
+        let name = display_name(path);
+        let io_err = |e: io::Error| anyhow!("reading '{name}': {}", describe(&e));
+        let (mut reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if is_stdin(path) {
+            (
+                Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
+                None,
+            )
+        } else {
+            let file = File::open(path).map_err(io_err)?;
+            let size = file.metadata().map_err(io_err)?.len();
+            (
+                Box::new(BufReader::with_capacity(1 << 20, file)),
+                Some(size),
+            )
+        };
+        // Sniff the first non-blank line, then put it back in front.
+        let mut head = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            if reader.read_until(b'\n', &mut line).map_err(io_err)? == 0 {
+                break;
+            }
+            let blank = line.iter().all(u8::is_ascii_whitespace);
+            head.extend_from_slice(&line);
+            if !blank {
+                break;
+            }
+        }
+        let kind = if is_signature_line(&head) {
+            Kind::Signatures
+        } else {
+            Kind::Documents
+        };
+        let reader: Box<dyn BufRead + Send> =
+            Box::new(BufReader::new(Cursor::new(head).chain(reader)));
+
+        let fields = Fields {
+            id: &self.args.id_field,
+            text: &self.args.text_field,
+            lossy: self.args.input.lossy,
+        };
+        let params = self.params;
+        let parse = |l: &Line| -> Result<(String, Fingerprint)> {
+            match kind {
+                Kind::Signatures => signature_line(l, params),
+                _ => {
+                    let doc = fields.parse(l)?;
+                    Ok((canonical_id(doc.id)?, Fingerprint::of(&doc.text, params)))
+                }
+            }
+        };
+        let bar = progress::bytes(total, self.args.batch.quiet);
+        std::thread::scope(|s| -> Result<()> {
+            let (tx, rx) = sync_channel(2);
+            s.spawn(move || {
+                for batch in Batches::new(reader, BATCH_BYTES) {
+                    if tx.send(batch).is_err() {
+                        break;
+                    }
+                }
+            });
+            for batch in rx {
+                let batch = batch.map_err(io_err)?;
+                let parsed: Vec<Result<(String, Fingerprint)>> =
+                    batch.par_iter().map(parse).collect();
+                for (l, doc) in batch.iter().zip(parsed) {
+                    let (id, fp) = doc.with_context(|| format!("'{name}'"))?;
+                    self.push(id, fp, input, l.number)?;
+                    bar.inc(l.bytes.len() as u64);
+                }
+                bar.set_message(format!("{} docs", self.corpus.docs.len()));
+            }
+            Ok(())
+        })?;
+        bar.finish_and_clear();
+        Ok(kind)
+    }
+}
+
+/// Whether a line looks like `neardup sign` output rather than a document.
+fn is_signature_line(line: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Keys {
+        normalized_sha256: Option<serde::de::IgnoredAny>,
+        signature: Option<serde::de::IgnoredAny>,
+        signature_sha256: Option<serde::de::IgnoredAny>,
+    }
+    matches!(
+        serde_json::from_slice::<Keys>(line),
+        Ok(Keys {
+            normalized_sha256: Some(_),
+            signature: Some(_),
+            signature_sha256: Some(_)
+        })
+    )
+}
+
+/// One id, one spelling: a string id with escapes is decoded and encoded
+/// again (serde_json's escaping), so `"\u0061"` and `"a"` are one id.
+fn canonical_id(raw: String) -> Result<String> {
+    if raw.starts_with('"') && raw.contains('\\') {
+        let s: String = serde_json::from_str(&raw)?;
+        return Ok(serde_json::to_string(&s)?);
+    }
+    Ok(raw)
+}
+
+/// A line of `neardup sign --jsonl` (or of `sign FILE...`, keyed by path).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignatureLine<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    path: Option<&'a RawValue>,
+    k: u64,
+    n: u64,
+    normalized_sha256: &'a str,
+    shingles: u64,
+    #[serde(deserialize_with = "Option::deserialize")]
+    signature: Option<&'a str>,
+    #[serde(deserialize_with = "Option::deserialize")]
+    signature_sha256: Option<&'a str>,
+}
+
+/// Reads one signature line back into a fingerprint, refusing another K or
+/// N and any line whose parts disagree (a signature that does not hash to
+/// its `signature_sha256`).
+fn signature_line(l: &Line, params: Params) -> Result<(String, Fingerprint)> {
+    let n = l.number;
+    let s: SignatureLine =
+        serde_json::from_slice(&l.bytes).map_err(|e| anyhow!("line {n}: {e}"))?;
+    let id = match (s.id, s.path) {
+        (Some(id), None) | (None, Some(id)) => id.get().to_owned(),
+        _ => bail!("line {n}: a signature line needs exactly one of 'id' and 'path'"),
+    };
+    if !(id.starts_with('"') || id.bytes().all(|b| b.is_ascii_digit() || b == b'-')) {
+        bail!("line {n}: field 'id' must be a string or an integer");
+    }
+    if (s.k, s.n) != (params.k() as u64, params.n() as u64) {
+        bail!(
+            "line {n}: signed with k={}, n={}, but this scan uses k={}, n={} (pass -k/-n to match, or sign again)",
+            s.k,
+            s.n,
+            params.k(),
+            params.n()
+        );
+    }
+    let normalized_sha256 = Digest::from_hex(s.normalized_sha256)
+        .map_err(|e| anyhow!("line {n}: field 'normalized_sha256': {e}"))?;
+    let signature = match (s.signature, s.signature_sha256) {
+        (None, None) => None,
+        (Some(hex), Some(claimed)) => {
+            let sig = Signature::from_hex(hex)
+                .filter(|sig| sig.slots().len() == params.n())
+                .ok_or_else(|| {
+                    anyhow!(
+                        "line {n}: field 'signature' must be {} lowercase hex digits",
+                        8 * params.n()
+                    )
+                })?;
+            if sig.sha256().to_string() != claimed {
+                bail!("line {n}: field 'signature_sha256' does not match the signature");
+            }
+            Some(sig)
+        }
+        _ => bail!("line {n}: 'signature' and 'signature_sha256' must both be null or both be set"),
+    };
+    if signature.is_none() != (s.shingles == 0) {
+        bail!(
+            "line {n}: field 'shingles' is {} but the signature is {}",
+            s.shingles,
+            if signature.is_some() { "set" } else { "null" }
+        );
+    }
+    Ok((
+        canonical_id(id)?,
+        Fingerprint {
+            normalized_sha256,
+            shingles: s.shingles,
+            signature,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(s: &str) -> Line {
+        Line {
+            number: 3,
+            bytes: s.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn signature_lines_round_trip() {
+        let p = Params::DEFAULT;
+        let fp = Fingerprint::of("one two three four five six seven", p);
+        let mut out = String::new();
+        crate::sign::line(&mut out, "id", "\"x\"", &fp, p);
+        assert!(is_signature_line(out.as_bytes()));
+        assert!(!is_signature_line(br#"{"id":1,"text":"a"}"#));
+        let (id, back) = signature_line(&line(out.trim_end()), p).unwrap();
+        assert_eq!((id.as_str(), back), ("\"x\"", fp));
+
+        let other = Params::new(3, 128).unwrap();
+        let e = signature_line(&line(out.trim_end()), other)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("line 3: signed with k=5, n=128, but this scan uses k=3"),
+            "{e}"
+        );
+        let tampered = out.replacen("\"shingles\":3", "\"shingles\":4", 1);
+        assert!(signature_line(&line(tampered.trim_end()), p).is_ok());
+        let broken = out.replacen("\"signature\":\"", "\"signature\":\"0", 1);
+        assert!(signature_line(&line(broken.trim_end()), p).is_err());
+    }
+
+    #[test]
+    fn ids_have_one_spelling() {
+        assert_eq!(canonical_id(r#""\u0061""#.into()).unwrap(), r#""a""#);
+        assert_eq!(canonical_id("12".into()).unwrap(), "12");
+    }
+}

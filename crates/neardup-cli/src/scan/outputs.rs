@@ -1,0 +1,243 @@
+//! The scan's outputs: pairs, clusters, keep and drop lists, the deduped
+//! corpus and receipts. Each file is written to a temporary beside it and
+//! renamed into place only when the whole scan has succeeded.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use neardup::{Params, Receipt};
+use rayon::prelude::*;
+
+use super::corpus::{Corpus, Kind};
+use super::pairs::Pair;
+use super::ScanArgs;
+use crate::input::{describe, display_name};
+use crate::jsonl::Batches;
+use crate::output::{write_atomic, Sink};
+
+/// The open outputs.
+pub struct Sinks {
+    pairs: Option<Sink>,
+    clusters: Option<Sink>,
+    keep: Option<Sink>,
+    drop: Option<Sink>,
+    deduped: Option<Sink>,
+    receipts: Option<PathBuf>,
+}
+
+/// What writing found.
+pub struct Written {
+    /// Documents dropped: in a cluster, not its keeper, not from `--against`.
+    pub dropped: u64,
+}
+
+impl Sinks {
+    /// Opens every output asked for, and creates the receipts directory.
+    pub fn create(args: &ScanArgs) -> Result<Sinks> {
+        let open = |p: &Option<PathBuf>| p.as_deref().map(|p| Sink::create(Some(p))).transpose();
+        if let Some(dir) = &args.receipts {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| anyhow!("creating '{}': {}", display_name(dir), describe(&e)))?;
+        }
+        Ok(Sinks {
+            pairs: open(&args.pairs)?,
+            clusters: open(&args.clusters)?,
+            keep: open(&args.keep_list)?,
+            drop: open(&args.drop_list)?,
+            deduped: open(&args.write_deduped)?,
+            receipts: args.receipts.clone(),
+        })
+    }
+
+    /// The temporaries that become the outputs, to remove on Ctrl-C.
+    pub fn temp_paths(&self) -> Vec<PathBuf> {
+        [
+            &self.pairs,
+            &self.clusters,
+            &self.keep,
+            &self.drop,
+            &self.deduped,
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.temp_path().map(PathBuf::from))
+        .collect()
+    }
+
+    /// Writes everything, then renames every file into place.
+    pub fn write(
+        mut self,
+        corpus: &Corpus,
+        pairs: &[Pair],
+        groups: &[Vec<u32>],
+        params: Params,
+    ) -> Result<Written> {
+        let mut dropped = vec![false; corpus.docs.len()];
+        for g in groups {
+            for &d in &g[1..] {
+                dropped[d as usize] = !corpus.is_ref(d);
+            }
+        }
+        if self.pairs.is_some() || self.receipts.is_some() {
+            self.write_pairs(corpus, pairs, params)?;
+        }
+        if let Some(sink) = &mut self.clusters {
+            let mut out = String::new();
+            for (i, g) in groups.iter().enumerate() {
+                let members: Vec<&str> = g
+                    .iter()
+                    .map(|&d| corpus.docs[d as usize].id.as_str())
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    r#"{{"cluster":{i},"keep":{},"members":[{}],"size":{}}}"#,
+                    members[0],
+                    members.join(","),
+                    g.len()
+                );
+                if out.len() > 1 << 20 {
+                    sink.write(out.as_bytes())?;
+                    out.clear();
+                }
+            }
+            sink.write(out.as_bytes())?;
+        }
+        let new_docs = corpus.refs..corpus.docs.len() as u32;
+        for (sink, want_dropped) in [(&mut self.keep, false), (&mut self.drop, true)] {
+            let Some(sink) = sink else { continue };
+            let mut out = String::new();
+            for d in new_docs
+                .clone()
+                .filter(|&d| dropped[d as usize] == want_dropped)
+            {
+                out.push_str(&list_id(&corpus.docs[d as usize].id));
+                out.push('\n');
+                if out.len() > 1 << 20 {
+                    sink.write(out.as_bytes())?;
+                    out.clear();
+                }
+            }
+            sink.write(out.as_bytes())?;
+        }
+        if let Some(sink) = &mut self.deduped {
+            write_deduped(sink, corpus, &dropped)?;
+        }
+        for sink in [
+            self.pairs,
+            self.clusters,
+            self.keep,
+            self.drop,
+            self.deduped,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            sink.finish()?;
+        }
+        Ok(Written {
+            dropped: dropped.iter().filter(|&&d| d).count() as u64,
+        })
+    }
+
+    fn write_pairs(&mut self, corpus: &Corpus, pairs: &[Pair], params: Params) -> Result<()> {
+        for chunk in pairs.chunks(1 << 16) {
+            let lines: Vec<Result<String>> = chunk
+                .par_iter()
+                .map(|p| {
+                    let (a, b) = (&corpus.docs[p.a as usize], &corpus.docs[p.b as usize]);
+                    let receipt = Receipt::new(&a.fp, &b.fp, params);
+                    let canonical = receipt.canonical();
+                    let hash = neardup::Digest::of(canonical.as_bytes());
+                    if let Some(dir) = &self.receipts {
+                        write_atomic(&dir.join(format!("{hash}.json")), canonical.as_bytes())?;
+                    }
+                    let (matches, similarity) = match p.matches {
+                        Some(m) => (m.to_string(), (f64::from(m) / params.n() as f64).to_string()),
+                        None => ("null".to_owned(), "null".to_owned()),
+                    };
+                    Ok(format!(
+                        r#"{{"a":{},"b":{},"matches":{matches},"n":{},"receipt_sha256":"{hash}","similarity":{similarity},"verdict":"{}"}}"#,
+                        a.id,
+                        b.id,
+                        params.n(),
+                        receipt.verdict
+                    ) + "\n")
+                })
+                .collect();
+            if let Some(sink) = &mut self.pairs {
+                for l in lines {
+                    sink.write(l?.as_bytes())?;
+                }
+            } else {
+                lines.into_iter().collect::<Result<Vec<_>>>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An id as a line of a keep or drop list: a string id without its quotes
+/// (unless it holds a line break or a control character, when it stays
+/// JSON, so that one line is one id), an integer as written.
+fn list_id(id: &str) -> String {
+    match serde_json::from_str::<String>(id) {
+        Ok(s) if !s.chars().any(char::is_control) => s,
+        _ => id.to_owned(),
+    }
+}
+
+/// The kept documents of every input that is not `--against`, in input
+/// order: JSONL lines unchanged, files as `{"id","text"}` lines.
+fn write_deduped(sink: &mut Sink, corpus: &Corpus, dropped: &[bool]) -> Result<()> {
+    for input in corpus.inputs.iter().filter(|i| !i.is_ref) {
+        let name = display_name(&input.path);
+        let docs = input.first..input.first + input.count;
+        match input.kind {
+            Kind::Tree => {
+                for (d, path) in docs.zip(&input.files) {
+                    if dropped[d as usize] {
+                        continue;
+                    }
+                    let bytes = std::fs::read(path).map_err(|e| {
+                        anyhow!("reading '{}' again: {}", display_name(path), describe(&e))
+                    })?;
+                    let text = String::from_utf8_lossy(&bytes);
+                    let line = format!(
+                        r#"{{"id":{},"text":{}}}"#,
+                        corpus.docs[d as usize].id,
+                        serde_json::to_string(&text)?
+                    );
+                    sink.write(line.as_bytes())?;
+                    sink.write(b"\n")?;
+                }
+            }
+            Kind::Documents | Kind::Signatures => {
+                let file = File::open(&input.path)
+                    .map_err(|e| anyhow!("reading '{name}' again: {}", describe(&e)))?;
+                let lines = Batches::new(BufReader::with_capacity(1 << 20, file), 8 << 20);
+                let mut d = input.first;
+                for batch in lines {
+                    let batch = batch.map_err(|e: io::Error| {
+                        anyhow!("reading '{name}' again: {}", describe(&e))
+                    })?;
+                    for l in batch {
+                        if d >= input.first + input.count {
+                            return Err(anyhow!("'{name}' changed during the scan"));
+                        }
+                        if !dropped[d as usize] {
+                            sink.write(&l.bytes)?;
+                            if l.bytes.last() != Some(&b'\n') {
+                                sink.write(b"\n")?;
+                            }
+                        }
+                        d += 1;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
