@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Everything CI needs for the web page, on a fresh Debian machine as root:
+# installs the wasm target, Chromium, binaryen and playwright-core if they
+# are missing, builds dist/neardup.html, and runs the browser tests against
+# Debian's headless Chromium.
+#
+# Env: CARGO_TARGET_DIR (default <repo>/target), NEARDUP_BIN (a built
+# `neardup` for the native-equality test; built here when unset).
+set -euo pipefail
+crate="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$crate/../.." && pwd)"
+cd "$crate"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "toolchain"
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v wasm-opt >/dev/null || missing+=(binaryen)
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends "${missing[@]}" || { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; }
+fi
+[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+
+step "build dist/neardup.html"
+./build.sh
+
+if [ -z "${NEARDUP_BIN:-}" ]; then
+  step "native CLI for the equality test"
+  (cd "$root" && cargo build --quiet -p neardup-cli)
+  export NEARDUP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/neardup"
+fi
+
+step "browser tests (Chromium $(chromium --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1))"
+node --test --test-concurrency=1 web/tests/*.test.mjs
+echo "screenshots: ${WEB_ARTIFACTS:-$root/target/web-artifacts}"
