@@ -24,6 +24,9 @@ if ((${#missing[@]})); then
 fi
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 
+step "lint the wasm-only code (ffi.rs is not compiled natively)"
+(cd "$root" && cargo clippy --quiet --no-deps -p neardup-web --target wasm32-unknown-unknown -- -D warnings)
+
 step "build dist/neardup.html"
 ./build.sh
 
