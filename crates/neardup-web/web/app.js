@@ -237,12 +237,15 @@
       });
     } catch (err) {
       result.dataset.state = 'error';
+      result.hidden = true;
       showError('compare-error', `Could not compare: ${err.message}`);
       return;
     }
     const r = job.result;
     if (!r.ok) {
+      // A result left on screen would look like the answer for these inputs.
       result.dataset.state = 'error';
+      result.hidden = true;
       if (r.field === 'k' || r.field === 'n') {
         fieldError(r.field, r.error);
         $(r.field).focus();
