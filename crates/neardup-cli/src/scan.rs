@@ -203,17 +203,6 @@ pub fn run(args: &ScanArgs) -> Result<()> {
     remove_on_interrupt(temp.path().to_owned());
 
     let quiet = args.batch.quiet;
-    if !quiet {
-        eprintln!(
-            "neardup scan: lsh {} bands × {} rows ({} of {} slots), threshold {}, miss probability at the threshold {:.4}%",
-            banding.bands(),
-            banding.rows(),
-            banding.bands() * banding.rows(),
-            params.n(),
-            args.threshold.as_f64(),
-            100.0 * banding.miss_probability(args.threshold)
-        );
-    }
 
     pool.install(|| -> Result<()> {
         let mut times: Vec<(&str, Duration)> = Vec::new();
@@ -261,6 +250,15 @@ pub fn run(args: &ScanArgs) -> Result<()> {
                 corpus.refs,
                 corpus.skipped,
                 docs as f64 / total.as_secs_f64().max(1e-9)
+            );
+            eprintln!(
+                "  lsh: {} bands × {} rows ({} of {} slots), threshold {}, miss probability at the threshold {:.4}%",
+                banding.bands(),
+                banding.rows(),
+                banding.bands() * banding.rows(),
+                params.n(),
+                args.threshold.as_f64(),
+                100.0 * banding.miss_probability(args.threshold)
             );
             eprintln!(
                 "  identical groups: {} ({} documents)",
