@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use neardup::{Comparison, Params};
+use neardup::{Comparison, Params, ShingleSet};
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -17,7 +17,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
-    let c = neardup::compare(&a, &b, params);
+    let c = compare_in_parallel(&a, &b, params);
     let evidence = args
         .explain
         .explain
@@ -44,6 +44,15 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         out
     };
     print(&out)
+}
+
+/// [`neardup::compare`], with the two texts normalized and shingled on two
+/// threads at once.
+fn compare_in_parallel(a: &str, b: &str, params: Params) -> Comparison {
+    let (na, nb) = rayon::join(|| neardup::normalize(a), || neardup::normalize(b));
+    let k = params.k();
+    let (sa, sb) = rayon::join(|| ShingleSet::new(&na, k), || ShingleSet::new(&nb, k));
+    Comparison::of_sets([(&na, &sa), (&nb, &sb)], params)
 }
 
 /// The `--json` object: the receipt and its hash, plus figures for humans

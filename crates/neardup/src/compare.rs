@@ -73,11 +73,22 @@ pub fn compare(a: &str, b: &str, params: Params) -> Comparison {
         ShingleSet::new(&na, params.k()),
         ShingleSet::new(&nb, params.k()),
     );
-    let fa = Fingerprint::of_set(&na, &sa, params);
-    let fb = Fingerprint::of_set(&nb, &sb, params);
-    Comparison {
-        receipt: Receipt::new(&fa, &fb, params),
-        jaccard: sa.jaccard(&sb),
-        fingerprints: [fa, fb],
+    Comparison::of_sets([(&na, &sa), (&nb, &sb)], params)
+}
+
+impl Comparison {
+    /// The comparison of two normalized texts whose shingle sets the caller
+    /// built, [`compare`]'s last step. It lets a caller with threads
+    /// normalize and shingle the two texts at the same time; this crate
+    /// stays single-threaded so that it runs anywhere, wasm included.
+    pub fn of_sets(docs: [(&str, &ShingleSet<'_>); 2], params: Params) -> Comparison {
+        let [(na, sa), (nb, sb)] = docs;
+        let fa = Fingerprint::of_set(na, sa, params);
+        let fb = Fingerprint::of_set(nb, sb, params);
+        Comparison {
+            receipt: Receipt::new(&fa, &fb, params),
+            jaccard: sa.jaccard(sb),
+            fingerprints: [fa, fb],
+        }
     }
 }
