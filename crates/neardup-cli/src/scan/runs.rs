@@ -65,7 +65,8 @@ impl BandRecords {
 }
 
 /// What the memory budget leaves for band records once the documents are
-/// held: the signatures, ids and bookkeeping, estimated from their sizes.
+/// held (the signatures, ids and bookkeeping, estimated from their sizes),
+/// and at least a quarter of the budget.
 fn record_budget(corpus: &Corpus, plan: &Plan) -> u64 {
     let resident: u64 = corpus
         .docs
@@ -80,7 +81,12 @@ fn record_budget(corpus: &Corpus, plan: &Plan) -> u64 {
                     .map_or(0, |s| s.slots().len() as u64)
         })
         .sum();
-    plan.memory.saturating_sub(resident).max(MIN_BUFFER_BYTES)
+    // Signatures beyond the budget would leave nothing: keep a quarter of
+    // it for records anyway, rather than spill runs of a few records each.
+    plan.memory
+        .saturating_sub(resident)
+        .max(plan.memory / 4)
+        .max(MIN_BUFFER_BYTES)
 }
 
 /// Builds the band records of the `docs` (documents with a signature), in
