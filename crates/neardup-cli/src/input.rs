@@ -68,21 +68,11 @@ pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Decodes `bytes` as SPEC §1 says: strict UTF-8, or WHATWG replacement when
-/// the user asked for `--lossy` (Rust's lossy decoder replaces the same
-/// maximal subparts).
+/// [`neardup::decode`], with the file named and the flag that helps.
 pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String> {
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(text),
-        Err(e) if lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        Err(e) => {
-            let offset = e.utf8_error().valid_up_to();
-            let bytes = e.as_bytes();
-            let binary = bytes.iter().take(8192).any(|&b| b == 0) || offset == 0;
-            let hint = if binary { " (it looks binary)" } else { "" };
-            bail!("reading '{name}': invalid UTF-8 at byte {offset}{hint}; pass --lossy to replace invalid sequences")
-        }
-    }
+    neardup::decode(bytes, lossy).map_err(|e| {
+        anyhow::anyhow!("reading '{name}': {e}; pass --lossy to replace invalid sequences")
+    })
 }
 
 /// Reads and decodes one text.

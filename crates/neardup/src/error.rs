@@ -22,6 +22,13 @@ pub enum Error {
     },
     /// A hex digest that is not 64 lowercase hex digits.
     Digest(String),
+    /// Bytes that are not UTF-8, decoded strictly.
+    InvalidUtf8 {
+        /// The offset of the first invalid byte.
+        offset: u64,
+        /// Whether the bytes look binary rather than mis-encoded text.
+        binary: bool,
+    },
 }
 
 impl fmt::Display for Error {
@@ -34,6 +41,13 @@ impl fmt::Display for Error {
             }
             Error::Digest(s) => {
                 write!(f, "expected 64 lowercase hex digits, got '{}'", Snippet(s))
+            }
+            Error::InvalidUtf8 { offset, binary } => {
+                write!(f, "invalid UTF-8 at byte {offset}")?;
+                if *binary {
+                    write!(f, " (it looks binary)")?;
+                }
+                Ok(())
             }
         }
     }

@@ -42,6 +42,7 @@ pub mod shingle;
 mod signature;
 mod span;
 mod suffix_automaton;
+mod text;
 mod verdict;
 mod words;
 
@@ -60,6 +61,7 @@ pub use receipt::{DocumentDigest, Mismatch, Receipt, ALGORITHM};
 pub use shingle::ShingleSet;
 pub use signature::{h0, Signature};
 pub use span::Span;
+pub use text::decode;
 pub use verdict::Verdict;
 pub use words::Words;
 
