@@ -610,3 +610,66 @@ fn ctrl_c_removes_the_temp_dir() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// Brute force over the signatures: every pair at or over `bp` basis points.
+fn all_pairs(root: &Path, sigs: &str, bp: u64) -> BTreeSet<(String, String)> {
+    let lines = jsonl(root.join(sigs));
+    let sig: Vec<(String, neardup::Signature)> = lines
+        .iter()
+        .filter_map(|l| {
+            let s = neardup::Signature::from_hex(l["signature"].as_str()?)?;
+            Some((l["id"].as_str().unwrap().to_owned(), s))
+        })
+        .collect();
+    let mut out = BTreeSet::new();
+    for (i, (a, sa)) in sig.iter().enumerate() {
+        for (b, sb) in &sig[i + 1..] {
+            if 10_000 * u64::from(sa.matches(sb)) >= bp * 128 {
+                out.insert((a.clone(), b.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut w = Words(11);
+    let mut docs = Vec::new();
+    for i in 0..40 {
+        let base = w.text(300);
+        // 0 to 14 substituted words: Jaccard from 1 down to about 0.6,
+        // across the 0.75 line.
+        let mut words: Vec<String> = base.split(' ').map(str::to_owned).collect();
+        for e in 0..(i % 15) {
+            words[(e * 37 + 11) % 300] = w.next();
+        }
+        docs.push((format!("b{i}"), base));
+        docs.push((format!("v{i}"), words.join(" ")));
+    }
+    write_jsonl(&root.join("c.jsonl"), &docs);
+    ok(&neardup(
+        root,
+        &["sign", "--jsonl", "c.jsonl", "-o", "s.jsonl"],
+    ));
+    for (t, bp) in [("0.75", 7500), ("0.5", 5000), ("0.9", 9000)] {
+        ok(&neardup(
+            root,
+            &["scan", "s.jsonl", "--threshold", t, "--pairs", "p.jsonl"],
+        ));
+        let got: BTreeSet<(String, String)> = jsonl(root.join("p.jsonl"))
+            .iter()
+            .map(|p| {
+                (
+                    p["a"].as_str().unwrap().into(),
+                    p["b"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        let want = all_pairs(root, "s.jsonl", bp);
+        assert!(want.len() > 10 && want.len() <= 40, "{t}: {}", want.len());
+        assert_eq!(got, want, "threshold {t}");
+    }
+}
