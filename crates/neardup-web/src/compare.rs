@@ -63,20 +63,28 @@ pub(crate) fn failure(field: &str, error: &str) -> Value {
 
 /// Reads `K` and `N` as typed; the core's own messages refuse bad ranges.
 fn params(k: &str, n: &str) -> Result<Params, (&'static str, String)> {
-    let whole = |s: &str, what: &'static str, field: &'static str| {
-        let s = s.trim();
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err((field, format!("{what} must be a whole number, got '{s}'")));
-        }
-        // All digits: only overflow can fail, and any such value is out of range.
-        Ok(s.parse::<u64>().unwrap_or(u64::MAX))
-    };
     let k = whole(k, "shingle size k", "k")?;
     let n = whole(n, "permutation count n", "n")?;
     Params::new(k, n).map_err(|e| match e {
         Error::Permutations(_) => ("n", e.to_string()),
         _ => ("k", e.to_string()),
     })
+}
+
+/// Reads `K` alone, for work where `N` plays no part (explain).
+pub(crate) fn shingle_size(k: &str) -> Result<Params, (&'static str, String)> {
+    let k = whole(k, "shingle size k", "k")?;
+    Params::new(k, Params::DEFAULT.n() as u64).map_err(|e| ("k", e.to_string()))
+}
+
+/// A whole number as typed, or a message naming what it should be.
+fn whole(s: &str, what: &'static str, field: &'static str) -> Result<u64, (&'static str, String)> {
+    let s = s.trim();
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err((field, format!("{what} must be a whole number, got '{s}'")));
+    }
+    // All digits: only overflow can fail, and any such value is out of range.
+    Ok(s.parse::<u64>().unwrap_or(u64::MAX))
 }
 
 /// Decodes both documents, naming the one that fails.

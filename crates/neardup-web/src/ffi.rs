@@ -3,7 +3,7 @@
 //!
 //! Protocol: JS asks [`nd_alloc`] for a buffer per input (a small JSON
 //! request, then text A, then text B), copies the bytes in, and hands the
-//! buffers to [`nd_compare`] or [`nd_verify`], which take ownership and free
+//! buffers to [`nd_compare`], [`nd_verify`] or [`nd_explain`], which take ownership and free
 //! them. Each export returns the length of its JSON answer, which stays in
 //! a module-owned buffer at [`nd_out`] until the next call.
 
@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::compare::failure;
-use crate::{compare, verify, Stage};
+use crate::{compare, explain, verify, Stage};
 
 #[link(wasm_import_module = "neardup")]
 extern "C" {
@@ -121,6 +121,27 @@ pub unsafe extern "C" fn nd_verify(
     let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
     answer(&match request(&req) {
         Ok(r) => verify([a, b], &r, &mut report),
+        Err(e) => e,
+    })
+}
+
+/// Explains; the request is a [`crate::ExplainRequest`] as JSON.
+///
+/// # Safety
+/// As for [`nd_compare`].
+#[no_mangle]
+pub unsafe extern "C" fn nd_explain(
+    req: *mut u8,
+    req_len: usize,
+    a: *mut u8,
+    a_len: usize,
+    b: *mut u8,
+    b_len: usize,
+) -> usize {
+    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
+    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
+    answer(&match request(&req) {
+        Ok(r) => explain([a, b], &r, &mut report),
         Err(e) => e,
     })
 }

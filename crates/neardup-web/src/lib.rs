@@ -21,6 +21,7 @@
 
 mod compare;
 mod decode;
+mod explain;
 #[cfg(target_arch = "wasm32")]
 mod ffi;
 mod stage;
@@ -28,5 +29,6 @@ mod verify;
 
 pub use compare::{compare, CompareRequest};
 pub use decode::decode;
+pub use explain::{explain, ExplainRequest, DEFAULT_MAX_PASSAGES};
 pub use stage::Stage;
 pub use verify::{verify, VerifyRequest};

@@ -17,17 +17,21 @@ pub enum Stage {
     Sign(usize),
     /// Exact Jaccard, matches, verdict and receipt (SPEC §7–§9).
     Combine,
+    /// Finding the passages the documents share (explain).
+    Explain,
 }
 
 impl Stage {
     /// The number the page's JS glue receives: `4 * doc + step` with steps
-    /// decode 0, normalize 1, shingle 2, sign 3; `8` for [`Stage::Combine`].
+    /// decode 0, normalize 1, shingle 2, sign 3; `8` for [`Stage::Combine`]
+    /// and `9` for [`Stage::Explain`].
     ///
     /// ```
     /// use neardup_web::Stage;
     /// assert_eq!(Stage::Decode(0).code(), 0);
     /// assert_eq!(Stage::Sign(1).code(), 7);
     /// assert_eq!(Stage::Combine.code(), 8);
+    /// assert_eq!(Stage::Explain.code(), 9);
     /// ```
     pub fn code(self) -> u32 {
         let (doc, step) = match self {
@@ -36,6 +40,7 @@ impl Stage {
             Stage::Shingle(d) => (d, 2),
             Stage::Sign(d) => (d, 3),
             Stage::Combine => return 8,
+            Stage::Explain => return 9,
         };
         4 * u32::from(doc != 0) + step
     }

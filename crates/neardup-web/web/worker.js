@@ -12,21 +12,35 @@ const COST = [0.1, 1, 2.7, 2];
 const STAGE_NAMES = ['Decoding', 'Normalizing', 'Shingling', 'Signing'];
 const READ_COST = 1.4;
 
-function plan(sizes, readSizes) {
-  // Cumulative weight before each stage code 0..8, plus the reading phase.
+// The stage codes each job reports, in order (see Stage::code()).
+const ORDER = {
+  compare: [0, 4, 1, 2, 3, 5, 6, 7, 8],
+  verify: [0, 4, 1, 2, 3, 5, 6, 7, 8],
+  explain: [0, 4, 9],
+};
+
+function cost(code, sizes) {
+  if (code === 8) return 1.3 * (sizes[0] + sizes[1]) / 2 + 1;
+  // Explain: one core call over both texts (suffix automaton of B, walk of A).
+  if (code === 9) return 6 * (sizes[0] + sizes[1]) + 1;
+  return COST[code % 4] * sizes[code >> 2] + 1;
+}
+
+function plan(op, sizes, readSizes) {
+  // Cumulative weight before each stage, plus the reading phase.
   const read = READ_COST * (readSizes[0] + readSizes[1]);
-  const order = [0, 4, 1, 2, 3, 5, 6, 7, 8];
   const before = {};
   let total = read;
-  for (const code of order) {
+  for (const code of ORDER[op]) {
     before[code] = total;
-    total += code === 8 ? 1.3 * (sizes[0] + sizes[1]) / 2 + 1 : COST[code % 4] * sizes[code >> 2] + 1;
+    total += cost(code, sizes);
   }
   return { read, before, total };
 }
 
 function label(code) {
   if (code === 8) return 'Building the receipt';
+  if (code === 9) return 'Finding the shared passages';
   return `${STAGE_NAMES[code % 4]} document ${code < 4 ? 'A' : 'B'}`;
 }
 
@@ -69,7 +83,7 @@ async function run(msg) {
   }
   const readSizes = msg.docs.map((d) => (d.file ? d.file.size : 0));
   const guess = msg.docs.map((d) => (d.file ? d.file.size : d.text.length));
-  let p = plan(guess, readSizes);
+  let p = plan(op, guess, readSizes);
   let done = 0;
   let lastPost = 0;
   const tell = (fraction, text) => {
@@ -87,7 +101,7 @@ async function run(msg) {
       tell((READ_COST * done) / p.total, 'Reading files');
     }));
   }
-  p = plan(texts.map((t) => t.length), readSizes);
+  p = plan(op, texts.map((t) => t.length), readSizes);
   // A fresh instance per job: a trap or a 20 MB job leaves nothing behind.
   const instance = await WebAssembly.instantiate(module, {
     neardup: {
@@ -97,9 +111,17 @@ async function run(msg) {
       },
     },
   });
-  const fn = op === 'compare' ? 'nd_compare' : 'nd_verify';
+  const fn = { compare: 'nd_compare', verify: 'nd_verify', explain: 'nd_explain' }[op];
   const request = new TextEncoder().encode(JSON.stringify(msg.request));
   const result = call(instance, fn, [request, ...texts]);
+  if (op === 'explain' && result.ok) {
+    // The page highlights the text that was explained. Valid UTF-8 decodes
+    // to the same text as in the core; invalid UTF-8 only gets here when
+    // lossy, and WHATWG's replacement is the core's (see decode.rs). The
+    // BOM is kept: the core's offsets count it.
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    result.texts = texts.map((t) => decoder.decode(t));
+  }
   post({ type: 'result', result });
 }
 

@@ -1,0 +1,229 @@
+//! Explain: two documents' bytes in, the passages they share out, located
+//! in the original texts for the page to highlight.
+
+use neardup::{Evidence, Passage, Span};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::compare::{decode_both, failure, shingle_size};
+use crate::Stage;
+
+/// How many passages the page highlights unless it asks otherwise.
+pub const DEFAULT_MAX_PASSAGES: usize = 500;
+
+/// What the page sends besides the two texts' bytes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainRequest {
+    /// `K` as the user typed it.
+    pub k: String,
+    /// Keep only this many passages, the longest (default
+    /// [`DEFAULT_MAX_PASSAGES`]); coverage always counts them all.
+    #[serde(default)]
+    pub max_passages: Option<usize>,
+    /// Replace invalid UTF-8 instead of refusing it.
+    #[serde(default)]
+    pub lossy: bool,
+    /// How to name the documents in messages.
+    #[serde(default)]
+    pub names: Option<[String; 2]>,
+}
+
+/// Finds the passages document A shares with document B
+/// ([`neardup::explain`]).
+///
+/// Returns `{"ok": true, "k", "words": [A, B], "shared_words": [A, B],
+/// "coverage": [A, B], "passages_total", "longest", "passages"}`, or
+/// `{"ok": false, "field", "error"}` where `field` is `k`, `a` or `b`.
+/// `passages` holds the longest `max_passages` in A's order; each is the
+/// CLI's `{"words", "b_occurrences", "a": SPAN, "b": SPAN}` with two more
+/// span fields for JS strings, `start_utf16` and `end_utf16` (offsets in
+/// UTF-16 code units). `longest` is the longest passage's word count.
+///
+/// ```
+/// use neardup_web::{explain, ExplainRequest};
+/// let req = ExplainRequest { k: "2".into(), ..Default::default() };
+/// let out = explain([b"\xF0\x9F\x99\x82 a b c".to_vec(), b"x A  B c".to_vec()], &req, &mut |_| {});
+/// assert_eq!(out["passages"][0]["a"]["start_char"], 2);
+/// assert_eq!(out["passages"][0]["a"]["start_utf16"], 3);
+/// assert_eq!(out["passages"][0]["b"]["end_utf16"], 8);
+/// assert_eq!(out["coverage"][0], 0.75);
+/// ```
+pub fn explain(
+    texts: [Vec<u8>; 2],
+    req: &ExplainRequest,
+    progress: &mut dyn FnMut(Stage),
+) -> Value {
+    let run = || -> Result<Value, (&'static str, String)> {
+        let params = shingle_size(&req.k)?;
+        let [a, b] = decode_both(texts, req.lossy, req.names.as_ref(), progress)?;
+        progress(Stage::Explain);
+        let e = neardup::explain(&a, &b, params);
+        let shown = longest_in_order(&e, req.max_passages.unwrap_or(DEFAULT_MAX_PASSAGES));
+        let utf16_a = utf16_offsets(&a, shown.iter().map(|p| &p.a));
+        let utf16_b = utf16_offsets(&b, shown.iter().map(|p| &p.b));
+        let passages: Vec<Value> = shown
+            .iter()
+            .zip(utf16_a.iter().zip(&utf16_b))
+            .map(|(p, (ua, ub))| {
+                json!({
+                    "words": p.words,
+                    "b_occurrences": p.b_occurrences,
+                    "a": span(&p.a, *ua),
+                    "b": span(&p.b, *ub),
+                })
+            })
+            .collect();
+        Ok(json!({
+            "ok": true,
+            "k": params.k(),
+            "words": [e.words_a, e.words_b],
+            "shared_words": [e.shared_words_a, e.shared_words_b],
+            "coverage": [e.coverage_a, e.coverage_b],
+            "passages_total": e.passages.len(),
+            "longest": e.passages.iter().map(|p| p.words).max().unwrap_or(0),
+            "passages": passages,
+        }))
+    };
+    run().unwrap_or_else(|(field, error)| failure(field, &error))
+}
+
+/// The `max` longest passages (ties to the earlier in A), back in A's order.
+fn longest_in_order(e: &Evidence, max: usize) -> Vec<Passage> {
+    let mut kept: Vec<Passage> = e.longest().into_iter().take(max).copied().collect();
+    kept.sort_by_key(|p| p.a.start_byte);
+    kept
+}
+
+/// A span as the CLI prints it, plus its UTF-16 offsets.
+fn span(s: &Span, (start_utf16, end_utf16): (usize, usize)) -> Value {
+    json!({
+        "start_byte": s.start_byte,
+        "end_byte": s.end_byte,
+        "start_char": s.start_char,
+        "end_char": s.end_char,
+        "line": s.line,
+        "start_utf16": start_utf16,
+        "end_utf16": end_utf16,
+    })
+}
+
+/// Each span's start and end in UTF-16 code units, in one pass over the
+/// text: a char takes two units exactly when it is outside the BMP, that is
+/// when its UTF-8 lead byte is `0xF0` or above, so the offset is the span's
+/// char offset plus the number of such lead bytes before it.
+fn utf16_offsets<'s>(
+    text: &str,
+    spans: impl Iterator<Item = &'s Span> + Clone,
+) -> Vec<(usize, usize)> {
+    let mut marks: Vec<usize> = spans
+        .clone()
+        .flat_map(|s| [s.start_byte, s.end_byte])
+        .collect();
+    marks.sort_unstable();
+    marks.dedup();
+    let bytes = text.as_bytes();
+    let (mut pos, mut astral) = (0usize, 0usize);
+    let astral_before: Vec<usize> = marks
+        .iter()
+        .map(|&m| {
+            astral += bytes[pos..m].iter().filter(|&&b| b >= 0xF0).count();
+            pos = m;
+            astral
+        })
+        .collect();
+    let at = |byte: usize| astral_before[marks.binary_search(&byte).unwrap_or_default()];
+    spans
+        .map(|s| (s.start_char + at(s.start_byte), s.end_char + at(s.end_byte)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(k: &str) -> ExplainRequest {
+        ExplainRequest {
+            k: k.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Slices `text` by UTF-16 offsets, as JS's `String.prototype.slice` does.
+    fn slice16(text: &str, start: u64, end: u64) -> String {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        String::from_utf16(&units[start as usize..end as usize]).unwrap()
+    }
+
+    #[test]
+    fn utf16_offsets_slice_the_same_text_as_bytes() {
+        let a = "𝔘𝔫𝔦 İstanbul 😀 ünïcödé words\r\nmove 🎉 here and THERE ok";
+        let b = "x ünïcödé WORDS move 🎉\there and there 𝔘𝔫𝔦 İSTANBUL 😀";
+        let out = explain(
+            [a.as_bytes().to_vec(), b.as_bytes().to_vec()],
+            &req("2"),
+            &mut |_| {},
+        );
+        let passages = out["passages"].as_array().unwrap();
+        assert!(passages.len() >= 2, "{out}");
+        for p in passages {
+            for (side, text) in [("a", a), ("b", b)] {
+                let s = &p[side];
+                let n = |f: &str| s[f].as_u64().unwrap();
+                let bytes = &text[n("start_byte") as usize..n("end_byte") as usize];
+                assert_eq!(slice16(text, n("start_utf16"), n("end_utf16")), bytes);
+            }
+        }
+    }
+
+    #[test]
+    fn the_cli_span_fields_are_kept() {
+        let (a, b) = ("one two three four", "zero one two three");
+        let e = neardup::explain(a, b, neardup::Params::new(2, 16).unwrap());
+        let out = explain([a.into(), b.into()], &req("2"), &mut |_| {});
+        let cli = serde_json::to_value(e.passages[0]).unwrap();
+        for side in ["a", "b"] {
+            for (field, value) in cli[side].as_object().unwrap() {
+                assert_eq!(&out["passages"][0][side][field], value, "{side}.{field}");
+            }
+        }
+        assert_eq!(out["passages"][0]["words"], cli["words"]);
+        assert_eq!(out["passages"][0]["b_occurrences"], cli["b_occurrences"]);
+    }
+
+    #[test]
+    fn keeps_the_longest_in_a_order_and_counts_all() {
+        let a = "p q r s t . a b . c d e . f g h i";
+        let b = "a b c d e f g h i p q r s t";
+        let capped = ExplainRequest {
+            max_passages: Some(2),
+            ..req("2")
+        };
+        let out = explain([a.into(), b.into()], &capped, &mut |_| {});
+        assert_eq!(out["passages_total"], 4);
+        assert_eq!(out["longest"], 5);
+        let words: Vec<u64> = out["passages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["words"].as_u64().unwrap())
+            .collect();
+        assert_eq!(words, [5, 4]);
+        assert_eq!(out["coverage"][1], 1.0);
+    }
+
+    #[test]
+    fn errors_name_their_field_and_stages_are_reported() {
+        let out = explain([vec![], vec![]], &req("0"), &mut |_| {});
+        assert_eq!(out["field"], "k");
+        assert_eq!(out["error"], "shingle size k must be 1..=64, got 0");
+        let out = explain([b"\xff".to_vec(), vec![]], &req("5"), &mut |_| {});
+        assert_eq!(out["field"], "a");
+        let mut seen = Vec::new();
+        let out = explain([vec![], vec![]], &req("5"), &mut |s| seen.push(s.code()));
+        assert_eq!(
+            (out["passages_total"].as_u64(), &seen[..]),
+            (Some(0), &[0, 4, 9][..])
+        );
+    }
+}
