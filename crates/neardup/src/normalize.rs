@@ -83,7 +83,19 @@ fn fused(text: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if let Some(chunk) = bytes.get(i..i + 8) {
-            if chunk.iter().all(u8::is_ascii) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0x80; 8]));
+            if word & HIGH == 0 {
+                // All ASCII. Without two whitespace bytes in a row (the
+                // common case) all eight bytes are written at once.
+                let (lowered, space) = swar_lower(word);
+                let before = space << 8 | u64::from(after_space) << 7;
+                if space & before == 0 {
+                    out[o..o + 8].copy_from_slice(&lowered.to_le_bytes());
+                    o += 8;
+                    after_space = space >> 63 != 0;
+                    i += 8;
+                    continue;
+                }
                 for &b in chunk {
                     let space = matches!(b, b'\t'..=b'\r' | b' ');
                     out[o] = if space { b' ' } else { b.to_ascii_lowercase() };
@@ -128,6 +140,27 @@ fn fused(text: &str) -> Option<String> {
     out.truncate(o);
     // Built from whole characters only, so this never fails.
     String::from_utf8(out).ok()
+}
+
+/// The top bit of every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// 1 in every byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Eight ASCII bytes at once (SWAR): their lowercase with every whitespace
+/// byte made a space, and the whitespace bytes' mask (0x80 in each).
+/// Byte `b < 0x80` plus `0x80 - lo` has its top bit set exactly when
+/// `b >= lo`, and no sum carries into the next byte.
+fn swar_lower(x: u64) -> (u64, u64) {
+    let at_least = |lo: u64| x + (0x80 - lo) * ONES;
+    let upper = at_least(0x41) & !at_least(0x5b) & HIGH;
+    let control_space = at_least(0x09) & !at_least(0x0e) & HIGH;
+    let y = x ^ (0x20 * ONES);
+    let blank = !((y & !HIGH) + !HIGH | y) & HIGH;
+    let space = control_space | blank;
+    let fill = (space >> 7) * 0xff;
+    let lowered = (x | upper >> 2) & !fill | (0x20 * ONES & fill);
+    (lowered, space)
 }
 
 /// The lowercase of the `Σ` at byte `at`: `ς` or `σ` by the Final_Sigma
@@ -209,6 +242,27 @@ mod tests {
         assert_eq!(fused(&long), None);
         assert_eq!(normalize(&long), long.to_lowercase());
         assert_eq!(normalize("\t Mixed  CASE\r\nText "), "mixed case text");
+    }
+
+    #[test]
+    fn swar_matches_bytewise() {
+        for b in 0u8..0x80 {
+            for pos in 0..8 {
+                let mut bytes = *b"aZ \tq\r7~";
+                bytes[pos] = b;
+                let (lowered, space) = swar_lower(u64::from_le_bytes(bytes));
+                for (j, &c) in bytes.iter().enumerate() {
+                    let is_space = matches!(c, b'\t'..=b'\r' | b' ');
+                    let want = if is_space {
+                        b' '
+                    } else {
+                        c.to_ascii_lowercase()
+                    };
+                    assert_eq!(lowered.to_le_bytes()[j], want, "{bytes:?} {j}");
+                    assert_eq!(space.to_le_bytes()[j] == 0x80, is_space, "{bytes:?} {j}");
+                }
+            }
+        }
     }
 
     proptest::proptest! {
