@@ -447,7 +447,10 @@
     const frag = document.createDocumentFragment();
     let p = 0;
     let start = 0;
-    for (const end of chunkEnds(text)) {
+    const ends = chunkEnds(text);
+    // Only a long text is laid out lazily; a short one is simply shown.
+    pane.classList.toggle('lazy', ends.length > 1);
+    for (const end of ends) {
       const chunk = document.createElement('div');
       chunk.className = 'chunk';
       let at = start;
