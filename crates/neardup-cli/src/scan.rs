@@ -224,9 +224,11 @@ pub fn run(args: &ScanArgs) -> Result<()> {
         let near = pairs::near(&corpus, bands, &plan, quiet)?;
         time("pairs", &mut times);
 
+        let exact_pairs = exact.pairs.len();
         let mut all = exact.pairs;
         all.extend(near.pairs);
         all.sort_unstable_by_key(|p| (p.a, p.b));
+        all.dedup_by_key(|p| (p.a, p.b));
         let mut clusters = Clusters::new(corpus.docs.len());
         for p in &all {
             clusters.union(p.a, p.b);
@@ -278,8 +280,8 @@ pub fn run(args: &ScanArgs) -> Result<()> {
             eprintln!(
                 "  verified pairs: {} ({} identical, {} at or over the threshold)",
                 all.len(),
-                all.len() - near.verified,
-                near.verified
+                exact_pairs,
+                all.len() - exact_pairs
             );
             eprintln!(
                 "  clusters: {}, documents dropped: {}",

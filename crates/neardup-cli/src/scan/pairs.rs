@@ -76,13 +76,13 @@ pub fn exact(corpus: &Corpus) -> Exact {
 
 /// The pairs stage's result.
 pub struct Near {
-    /// Verified pairs, at or over the threshold, in no particular order.
+    /// Verified pairs, at or over the threshold, in no particular order,
+    /// possibly repeated after a band key collision.
     pub pairs: Vec<Pair>,
     pub records: u64,
     pub runs: usize,
     /// Distinct candidate pairs (each counted in the first band it shares).
     pub candidates: u64,
-    pub verified: usize,
 }
 
 /// Candidate pairs are verified in parallel batches of this many.
@@ -90,7 +90,8 @@ const BATCH: usize = 1 << 20;
 
 /// Reads the sorted band records bucket by bucket. Every two documents of a
 /// bucket are a candidate; a candidate counts only in the first band whose
-/// keys it shares, so a pair is verified and reported once. A candidate is
+/// slots it shares, so a pair is verified and reported once (up to 64-bit
+/// band key collisions, which the caller's dedup absorbs). A candidate is
 /// kept when its exact slot matches meet the threshold: band keys only
 /// propose, so a key collision never adds a false positive.
 pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool) -> Result<Near> {
@@ -99,7 +100,6 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
         records: records.count,
         runs: records.runs,
         candidates: 0,
-        verified: 0,
     };
     let bar = crate::progress::count(records.count, quiet, "band records merged");
     let mut bucket: Vec<u32> = Vec::new();
@@ -137,7 +137,6 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
     }
     verify(corpus, plan, &mut batch, &mut out);
     bar.finish_and_clear();
-    out.verified = out.pairs.len();
     Ok(out)
 }
 
@@ -149,8 +148,13 @@ fn verify(corpus: &Corpus, plan: &Plan, batch: &mut Vec<(u32, u32, u32)>, out: &
         .filter_map(|&(a, b, band)| {
             let sa = corpus.docs[a as usize].fp.signature.as_ref()?;
             let sb = corpus.docs[b as usize].fp.signature.as_ref()?;
-            // Counted in an earlier band already?
-            if (0..band as usize).any(|e| banding.key(sa, e) == banding.key(sb, e)) {
+            // Counted in an earlier band already? Comparing the slots is
+            // cheaper than hashing them again; a pair whose keys collided in
+            // an earlier band without its slots agreeing is counted twice,
+            // and the caller's dedup keeps one.
+            let (xa, xb) = (sa.slots(), sb.slots());
+            let r = banding.rows();
+            if (0..band as usize).any(|e| xa[e * r..(e + 1) * r] == xb[e * r..(e + 1) * r]) {
                 return None;
             }
             let m = sa.matches(sb);
