@@ -156,10 +156,10 @@ fn swar_lower(x: u64) -> (u64, u64) {
     let upper = at_least(0x41) & !at_least(0x5b) & HIGH;
     let control_space = at_least(0x09) & !at_least(0x0e) & HIGH;
     let y = x ^ (0x20 * ONES);
-    let blank = !((y & !HIGH) + !HIGH | y) & HIGH;
+    let blank = !(((y & !HIGH) + !HIGH) | y) & HIGH;
     let space = control_space | blank;
     let fill = (space >> 7) * 0xff;
-    let lowered = (x | upper >> 2) & !fill | (0x20 * ONES & fill);
+    let lowered = ((x | (upper >> 2)) & !fill) | ((0x20 * ONES) & fill);
     (lowered, space)
 }
 
