@@ -16,18 +16,7 @@
 /// assert_eq!(decode(b"caf\xe9".to_vec(), "A", true).unwrap(), "caf\u{fffd}");
 /// ```
 pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String, String> {
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(text),
-        Err(e) if lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        Err(e) => {
-            let offset = e.utf8_error().valid_up_to();
-            let bytes = e.as_bytes();
-            let binary = offset == 0 || bytes.iter().take(8192).any(|&b| b == 0);
-            let hint = if binary { " (it looks binary)" } else { "" };
-            Err(format!(
-                "{name}: invalid UTF-8 at byte {offset}{hint}. \
-                 Tick \u{201c}Replace invalid UTF-8\u{201d} to decode it lossily."
-            ))
-        }
-    }
+    neardup::decode(bytes, lossy).map_err(|e| {
+        format!("{name}: {e}. Tick \u{201c}Replace invalid UTF-8\u{201d} to decode it lossily.")
+    })
 }
