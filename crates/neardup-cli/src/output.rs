@@ -41,9 +41,13 @@ impl Sink {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".neardup-")
-            .suffix(".tmp")
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".neardup-").suffix(".tmp");
+        // A temporary is private (0600) by default; the output it becomes
+        // gets the mode any new file gets (0666 less the umask).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
             .tempfile_in(dir)
             .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e)))?;
         Ok(Sink::File {

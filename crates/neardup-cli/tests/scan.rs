@@ -208,6 +208,18 @@ fn finds_verifies_and_clusters() {
     assert_eq!(keep.lines().count() + drop.lines().count(), corpus().len());
     assert!(keep.contains("\nshort\n") && keep.contains("\nempty0\n"));
 
+    // Outputs get the mode any new file gets, not a temporary's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
+        std::fs::write(root.join("plain.txt"), "").unwrap();
+        assert_eq!(
+            mode(&root.join("out/pairs.jsonl")),
+            mode(&root.join("plain.txt"))
+        );
+    }
+
     // The deduped corpus is the input's kept lines, unchanged.
     let input = read(root.join("corpus.jsonl"));
     let kept: Vec<&str> = input
