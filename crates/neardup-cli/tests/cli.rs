@@ -529,3 +529,140 @@ fn help_documents_exit_codes() {
         assert!(s.contains(needle), "{s}");
     }
 }
+
+// ----- sign --jsonl ------------------------------------------------------------
+
+fn corpus_lines(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let id = if i % 2 == 0 {
+                Value::from(i)
+            } else {
+                Value::from(format!("doc-{i}"))
+            };
+            let text = format!("{A} number {i} {}", "word ".repeat(i % 7));
+            serde_json::json!({"id": id, "text": text, "extra": [1, 2]}).to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn sign_jsonl_keeps_order_and_ids_on_any_thread_count() {
+    let d = Dir::new();
+    let input = d.write(
+        "c.jsonl",
+        corpus_lines(300) + "\n\n" + r#"{"id":"short","text":"too few"}"#,
+    );
+    let one = neardup(&["sign", "--jsonl", &input, "-j", "1", "-k", "3", "-n", "32"]);
+    let two = neardup(&["sign", "--jsonl", &input, "-j", "2", "-k", "3", "-n", "32"]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert_eq!(one.stdout, two.stdout);
+    let lines: Vec<Value> = stdout(&one)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 301);
+    assert_eq!(lines[0]["id"], 0);
+    assert_eq!(lines[1]["id"], "doc-1");
+    assert_eq!(lines[300]["id"], "short");
+    assert_eq!(lines[300]["signature"], Value::Null);
+    // Each line equals signing that text alone.
+    let p = neardup::Params::new(3, 32).unwrap();
+    let f = neardup::Fingerprint::of(&format!("{A} number 5 {}", "word ".repeat(5)), p);
+    assert_eq!(lines[5]["signature"], f.signature.unwrap().to_hex());
+    // From stdin, and to a file written atomically.
+    let out = d.path("sigs.jsonl");
+    let bytes = std::fs::read(&input).unwrap();
+    let piped = neardup_in(
+        &repo(),
+        &["sign", "--jsonl", "-", "-k", "3", "-n", "32", "-o", &out],
+        Some(&bytes),
+    );
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert_eq!(std::fs::read(&out).unwrap(), one.stdout);
+}
+
+#[test]
+fn sign_jsonl_field_names_can_be_set() {
+    let d = Dir::new();
+    let input = d.write(
+        "c.jsonl",
+        r#"{"url":"https://x","body":"alpha beta gamma delta epsilon"}"#,
+    );
+    let o = neardup(&[
+        "sign",
+        "--jsonl",
+        &input,
+        "--id-field",
+        "url",
+        "--text-field",
+        "body",
+    ]);
+    let line = json_of(&o);
+    assert_eq!(line["id"], "https://x");
+    assert_eq!(line["shingles"], 1);
+}
+
+#[test]
+fn sign_jsonl_bad_lines_name_the_line() {
+    let d = Dir::new();
+    let good = r#"{"id":1,"text":"a b c d e"}"#;
+    for (bad, needle) in [
+        ("{\"id\":2", "line 2: "),
+        (r#"{"id":2}"#, "line 2: missing field 'text'"),
+        (
+            r#"{"id":[2],"text":""}"#,
+            "line 2: field 'id' must be a string or an integer",
+        ),
+    ] {
+        let input = d.write("bad.jsonl", format!("{good}\n{bad}\n{good}\n"));
+        let out = d.path("out.jsonl");
+        assert_error(
+            &neardup(&["sign", "--jsonl", &input, "-o", &out]),
+            2,
+            needle,
+        );
+        assert!(!Path::new(&out).exists(), "no partial output file");
+    }
+    let bytes = d.write("bin.jsonl", b"{\"id\":1,\"text\":\"\xff\"}\n");
+    assert_error(
+        &neardup(&["sign", "--jsonl", &bytes]),
+        2,
+        "line 1: invalid UTF-8",
+    );
+    assert_eq!(
+        neardup(&["sign", "--jsonl", &bytes, "--lossy"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_error(
+        &neardup(&["sign", "--jsonl", &d.path("nope")]),
+        2,
+        "no such file",
+    );
+}
+
+#[test]
+fn every_backend_gives_the_same_lines() {
+    let d = Dir::new();
+    let input = d.write("c.jsonl", corpus_lines(50));
+    let run = |backend: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
+        cmd.args(["sign", "--jsonl", &input])
+            .env("NEARDUP_BACKEND", backend);
+        cmd.output().unwrap()
+    };
+    let portable = run("portable");
+    assert_eq!(portable.status.code(), Some(0));
+    for backend in ["avx2", "sha-ni", "avx512"] {
+        let o = run(backend);
+        match o.status.code() {
+            Some(0) => assert_eq!(o.stdout, portable.stdout, "{backend}"),
+            // This CPU lacks it: a clear refusal, never a silent fallback.
+            _ => assert!(stderr(&o).contains("cannot run"), "{}", stderr(&o)),
+        }
+    }
+    assert!(stderr(&run("mmx")).contains("unknown backend 'mmx'"));
+}
