@@ -70,7 +70,7 @@ pub struct ScanArgs {
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
     /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
-    /// similarity, verdict.
+    /// similarity, verdict. Any one of the outputs may be - (stdout).
     #[arg(long, value_name = "PATH")]
     pub pairs: Option<PathBuf>,
     /// Write the clusters as JSONL: cluster, keep, members, size.

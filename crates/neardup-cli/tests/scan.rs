@@ -353,6 +353,12 @@ fn signature_files_give_the_same_result_without_re_signing() {
         ],
     ));
     assert_eq!(read(root.join("a.jsonl")), read(root.join("b.jsonl")));
+    let o = neardup(&root, &["scan", "sigs.jsonl", "--pairs", "-", "-q"]);
+    ok(&o);
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        read(root.join("a.jsonl"))
+    );
     assert_eq!(read(root.join("ca.jsonl")), read(root.join("cb.jsonl")));
 
     // Signatures made with other parameters are refused, naming the line.
@@ -537,6 +543,13 @@ fn bad_input_fails_cleanly_and_leaves_no_output() {
             &["scan", "corpus.jsonl", "--pairs", "no/such/dir/p.jsonl"],
         ),
         "writing 'no/such/dir/p.jsonl'",
+    );
+    fails(
+        &neardup(
+            &root,
+            &["scan", "corpus.jsonl", "--pairs", "-", "--clusters", "-"],
+        ),
+        "only one output can go to standard output",
     );
     let o = neardup(&root, &["scan", "corpus.jsonl", "--threshold", "1.5"]);
     assert_eq!(o.status.code(), Some(2));

@@ -7,14 +7,14 @@ use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use neardup::{Params, Receipt};
 use rayon::prelude::*;
 
 use super::corpus::{Corpus, Kind};
 use super::pairs::Pair;
 use super::ScanArgs;
-use crate::input::{describe, display_name};
+use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::Batches;
 use crate::output::{write_atomic, Sink};
 
@@ -37,7 +37,27 @@ pub struct Written {
 impl Sinks {
     /// Opens every output asked for, and creates the receipts directory.
     pub fn create(args: &ScanArgs) -> Result<Sinks> {
-        let open = |p: &Option<PathBuf>| p.as_deref().map(|p| Sink::create(Some(p))).transpose();
+        let files = [
+            &args.pairs,
+            &args.clusters,
+            &args.keep_list,
+            &args.drop_list,
+            &args.write_deduped,
+        ];
+        if files
+            .iter()
+            .filter(|p| p.as_deref().is_some_and(is_stdin))
+            .count()
+            > 1
+        {
+            bail!("only one output can go to standard output ('-')");
+        }
+        // `-` is standard output; anything else a file written atomically.
+        let open = |p: &Option<PathBuf>| {
+            p.as_deref()
+                .map(|p| Sink::create((!is_stdin(p)).then_some(p)))
+                .transpose()
+        };
         if let Some(dir) = &args.receipts {
             std::fs::create_dir_all(dir)
                 .map_err(|e| anyhow!("creating '{}': {}", display_name(dir), describe(&e)))?;
