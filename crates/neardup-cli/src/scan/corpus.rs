@@ -1,6 +1,7 @@
 //! The sign stage: every input read, each document signed (or its signature
 //! read back), numbered in input order, ids checked for duplicates.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
@@ -81,6 +82,7 @@ impl Corpus {
                 skipped: 0,
             },
             ids: HashMap::new(),
+            collided: HashMap::new(),
             args,
             params,
         };
@@ -102,8 +104,11 @@ impl Corpus {
 
 struct Loader<'a> {
     corpus: Corpus,
-    /// Each id and the document that first had it.
-    ids: HashMap<String, u32>,
+    /// The hash of each id and the document that first had it: 12 bytes
+    /// a document instead of a second copy of its id.
+    ids: HashMap<u64, u32>,
+    /// Ids whose hash an earlier, different id already had.
+    collided: HashMap<String, u32>,
     args: &'a ScanArgs,
     params: Params,
 }
@@ -140,7 +145,21 @@ impl Loader<'_> {
             .ok()
             .filter(|&n| n < u32::MAX)
             .context("more than 4 294 967 294 documents")?;
-        if let Some(&first) = self.ids.get(&id) {
+        let first = match self.ids.entry(id_hash(&id)) {
+            Entry::Vacant(e) => {
+                e.insert(number);
+                None
+            }
+            Entry::Occupied(e) if self.corpus.docs[*e.get() as usize].id == id => Some(*e.get()),
+            Entry::Occupied(_) => match self.collided.entry(id.clone()) {
+                Entry::Occupied(e) => Some(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(number);
+                    None
+                }
+            },
+        };
+        if let Some(first) = first {
             let here = self.place(input, line);
             let there = {
                 let d = &self.corpus.docs[first as usize];
@@ -148,7 +167,6 @@ impl Loader<'_> {
             };
             bail!("{here}: duplicate id {id} (first seen at {there})");
         }
-        self.ids.insert(id.clone(), number);
         self.corpus.docs.push(Doc {
             id,
             fp,
@@ -295,6 +313,22 @@ impl Loader<'_> {
     }
 }
 
+/// A 64-bit hash of an id, only to find duplicates: a collision is
+/// resolved by comparing the ids, so the hash never changes a result.
+#[cfg(not(test))]
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// In tests, ids of one length collide, to exercise the collision path.
+#[cfg(test)]
+fn id_hash(id: &str) -> u64 {
+    id.len() as u64
+}
+
 /// Whether a line looks like `neardup sign` output rather than a document.
 fn is_signature_line(line: &[u8]) -> bool {
     #[derive(Deserialize)]
@@ -435,6 +469,41 @@ mod tests {
         assert!(signature_line(&line(tampered.trim_end()), p).is_ok());
         let broken = out.replacen("\"signature\":\"", "\"signature\":\"0", 1);
         assert!(signature_line(&line(broken.trim_end()), p).is_err());
+    }
+
+    #[test]
+    fn duplicate_ids_are_found_through_hash_collisions() {
+        use crate::args::{Cli, Command};
+        use clap::Parser;
+        let cli = Cli::try_parse_from(["neardup", "scan", "in.jsonl"]).unwrap();
+        let Command::Scan(args) = cli.command else {
+            unreachable!()
+        };
+        let mut loader = Loader {
+            corpus: Corpus {
+                docs: Vec::new(),
+                inputs: Vec::new(),
+                refs: 0,
+                skipped: 0,
+            },
+            ids: HashMap::new(),
+            collided: HashMap::new(),
+            args: &args,
+            params: Params::DEFAULT,
+        };
+        let fp = Fingerprint::of("", Params::DEFAULT);
+        let mut push = |id: &str, line| loader.push(id.to_owned(), fp.clone(), 0, line);
+        // "ab" and "cd" have one hash here.
+        push("\"ab\"", 1).unwrap();
+        push("\"cd\"", 2).unwrap();
+        push("\"xyz\"", 3).unwrap();
+        let e = push("\"cd\"", 4).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "'in.jsonl' line 4: duplicate id \"cd\" (first seen at 'in.jsonl' line 2)"
+        );
+        let e = push("\"ab\"", 5).unwrap_err().to_string();
+        assert!(e.ends_with("(first seen at 'in.jsonl' line 1)"), "{e}");
     }
 
     #[test]
