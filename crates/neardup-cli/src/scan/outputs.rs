@@ -5,10 +5,10 @@
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
-use neardup::{Params, Receipt};
+use neardup::{Digest, Params, Receipt};
 use rayon::prelude::*;
 
 use super::corpus::{Corpus, Kind};
@@ -16,7 +16,7 @@ use super::pairs::Pair;
 use super::ScanArgs;
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::Batches;
-use crate::output::{write_atomic, Sink};
+use crate::output::Sink;
 
 /// The open outputs.
 pub struct Sinks {
@@ -170,9 +170,9 @@ impl Sinks {
                     let (a, b) = (&corpus.docs[p.a as usize], &corpus.docs[p.b as usize]);
                     let receipt = Receipt::new(&a.fp, &b.fp, params);
                     let canonical = receipt.canonical();
-                    let hash = neardup::Digest::of(canonical.as_bytes());
+                    let hash = Digest::of(canonical.as_bytes());
                     if let Some(dir) = &self.receipts {
-                        write_atomic(&dir.join(format!("{hash}.json")), canonical.as_bytes())?;
+                        write_receipt(dir, &hash, &canonical)?;
                     }
                     let (matches, similarity) = match p.matches {
                         Some(m) => (m.to_string(), (f64::from(m) / params.n() as f64).to_string()),
@@ -197,6 +197,29 @@ impl Sinks {
         }
         Ok(())
     }
+}
+
+/// Writes `DIR/<hash>.json` through a temporary and a rename, so no reader
+/// ever sees a partial receipt. Unlike the other outputs, each file is not
+/// synced to disk on its own: a scan can write millions, and a receipt can
+/// always be made again from the pair. A file already there with the right
+/// length is left alone (its name is the hash of its content), so a rerun
+/// does not rewrite them.
+fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
+    let path = dir.join(format!("{hash}.json"));
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() == canonical.len() as u64) {
+        return Ok(());
+    }
+    let fail = |e: &io::Error| anyhow!("writing '{}': {}", display_name(&path), describe(e));
+    // One temporary name per receipt and worker thread: two threads can
+    // write the same receipt (two pairs of the same two texts) at once.
+    let worker = rayon::current_thread_index().unwrap_or(usize::MAX);
+    let tmp = dir.join(format!(".{hash}.{worker}.tmp"));
+    if let Err(e) = std::fs::write(&tmp, canonical).and_then(|()| std::fs::rename(&tmp, &path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(&e));
+    }
+    Ok(())
 }
 
 /// An id as a line of a keep or drop list: a string id without its quotes
