@@ -276,7 +276,10 @@ pub fn run(args: &ScanArgs) -> Result<()> {
                     ""
                 }
             );
-            eprintln!("  candidate pairs: {}", near.candidates);
+            eprintln!(
+                "  candidate pairs: {} (largest bucket: {} documents)",
+                near.candidates, near.largest_bucket
+            );
             eprintln!(
                 "  verified pairs: {} ({} identical, {} at or over the threshold)",
                 all.len(),

@@ -83,6 +83,9 @@ pub struct Near {
     pub runs: usize,
     /// Distinct candidate pairs (each counted in the first band it shares).
     pub candidates: u64,
+    /// The most documents in one bucket: a bucket of `m` gives `m²/2`
+    /// candidates, so this is what to look at when a scan is slow.
+    pub largest_bucket: usize,
 }
 
 /// Candidate pairs are verified in parallel batches of this many.
@@ -100,6 +103,7 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
         records: records.count,
         runs: records.runs,
         candidates: 0,
+        largest_bucket: 0,
     };
     let bar = crate::progress::count(records.count, quiet, "band records merged");
     let mut bucket: Vec<u32> = Vec::new();
@@ -114,6 +118,7 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
         }
         let key = next.map(|r| (r.band, r.key));
         if key != current {
+            out.largest_bucket = out.largest_bucket.max(bucket.len());
             if let Some((band, _)) = current {
                 for (i, &a) in bucket.iter().enumerate() {
                     for &b in &bucket[i + 1..] {
