@@ -162,6 +162,45 @@ impl<R: BufRead> Iterator for Batches<R> {
     }
 }
 
+/// Input goes to the workers in batches of about this many bytes: large
+/// enough to keep every thread busy, small enough that memory stays
+/// bounded however large the input is.
+pub const BATCH_BYTES: usize = 8 << 20;
+
+/// Streams the lines of `reader` through `work` on the current rayon pool
+/// and hands each result to `consume` in input order. A reader thread
+/// fills the next batch while the pool works on this one (two batches in
+/// flight). The first error stops the stream; `name` names the input in
+/// messages.
+pub fn pipeline<T: Send>(
+    reader: Box<dyn BufRead + Send>,
+    name: &str,
+    work: impl Fn(&Line) -> Result<T> + Sync,
+    mut consume: impl FnMut(&Line, T) -> Result<()>,
+) -> Result<()> {
+    use anyhow::Context;
+    use rayon::prelude::*;
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        s.spawn(move || {
+            for batch in Batches::new(reader, BATCH_BYTES) {
+                if tx.send(batch).is_err() {
+                    break;
+                }
+            }
+        });
+        for batch in rx {
+            let batch = batch
+                .map_err(|e| anyhow::anyhow!("reading '{name}': {}", crate::input::describe(&e)))?;
+            let results: Vec<Result<T>> = batch.par_iter().map(&work).collect();
+            for (line, result) in batch.iter().zip(results) {
+                consume(line, result.with_context(|| format!("'{name}'"))?)?;
+            }
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,22 +3,15 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
-use std::sync::mpsc::sync_channel;
 
 use anyhow::{anyhow, bail, Context, Result};
 use neardup::{Fingerprint, Params};
-use rayon::prelude::*;
 
 use crate::args::SignArgs;
 use crate::input::{at_most_one_stdin, describe, display_name, is_stdin, read_text};
-use crate::jsonl::{Batches, Fields, Line};
+use crate::jsonl::{self, Fields, Line};
 use crate::output::Sink;
 use crate::progress;
-
-/// Input is handed to the workers in batches of about this many bytes:
-/// large enough to keep every thread busy, small enough that memory stays
-/// bounded however large the input is.
-const BATCH_BYTES: usize = 8 << 20;
 
 pub fn run(args: &SignArgs) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
@@ -80,31 +73,15 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
     };
 
     let (mut docs, mut bytes) = (0u64, 0u64);
-    std::thread::scope(|s| -> Result<()> {
-        // Two batches in flight: the reader fills the next while the pool
-        // signs the current one.
-        let (tx, rx) = sync_channel(2);
-        s.spawn(move || {
-            for batch in Batches::new(reader, BATCH_BYTES) {
-                if tx.send(batch).is_err() {
-                    break;
-                }
-            }
-        });
-        for batch in rx {
-            let batch = batch.map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
-            let lines: Vec<Result<String>> =
-                pool.install(|| batch.par_iter().map(sign_one).collect());
-            for (l, out) in batch.iter().zip(lines) {
-                let out = out.with_context(|| format!("'{name}'"))?;
-                sink.write(out.as_bytes())?;
-                bytes += l.bytes.len() as u64;
-            }
-            docs += batch.len() as u64;
+    pool.install(|| {
+        jsonl::pipeline(reader, &name, sign_one, |l, out| {
+            sink.write(out.as_bytes())?;
+            docs += 1;
+            bytes += l.bytes.len() as u64;
             bar.set_position(bytes);
             bar.set_message(format!("{docs} docs"));
-        }
-        Ok(())
+            Ok(())
+        })
     })?;
     bar.finish_and_clear();
     Ok(())

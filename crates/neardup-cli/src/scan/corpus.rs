@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::sync_channel;
 
 use anyhow::{anyhow, bail, Context, Result};
 use neardup::{Digest, Fingerprint, Params, Signature};
@@ -16,12 +15,8 @@ use serde_json::value::RawValue;
 
 use super::{tree, ScanArgs};
 use crate::input::{describe, display_name, is_stdin};
-use crate::jsonl::{Batches, Fields, Line};
+use crate::jsonl::{self, Fields, Line};
 use crate::progress;
-
-/// Lines are signed in batches of about this many bytes, two in flight:
-/// memory stays bounded however large an input is.
-const BATCH_BYTES: usize = 8 << 20;
 
 /// One document: its id, where it came from, and its fingerprint.
 pub struct Doc {
@@ -286,26 +281,10 @@ impl Loader<'_> {
             }
         };
         let bar = progress::bytes(total, self.args.batch.quiet);
-        std::thread::scope(|s| -> Result<()> {
-            let (tx, rx) = sync_channel(2);
-            s.spawn(move || {
-                for batch in Batches::new(reader, BATCH_BYTES) {
-                    if tx.send(batch).is_err() {
-                        break;
-                    }
-                }
-            });
-            for batch in rx {
-                let batch = batch.map_err(io_err)?;
-                let parsed: Vec<Result<(String, Fingerprint)>> =
-                    batch.par_iter().map(parse).collect();
-                for (l, doc) in batch.iter().zip(parsed) {
-                    let (id, fp) = doc.with_context(|| format!("'{name}'"))?;
-                    self.push(id, fp, input, l.number)?;
-                    bar.inc(l.bytes.len() as u64);
-                }
-                bar.set_message(format!("{} docs", self.corpus.docs.len()));
-            }
+        jsonl::pipeline(reader, &name, parse, |l, (id, fp)| {
+            self.push(id, fp, input, l.number)?;
+            bar.inc(l.bytes.len() as u64);
+            bar.set_message(format!("{} docs", self.corpus.docs.len()));
             Ok(())
         })?;
         bar.finish_and_clear();
