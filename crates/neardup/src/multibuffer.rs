@@ -149,11 +149,22 @@ fn compress<const L: usize>(state: &mut [[u32; L]; 8], blocks: &[[u8; 64]; L]) {
     sixteen_rounds!(32);
     schedule!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     sixteen_rounds!(48);
-    for (word, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-        for l in 0..L {
-            word[l] = word[l].wrapping_add(v[l]);
-        }
-    }
+    // One statement per word: written as a loop over the words, the
+    // compiler vectorized across them, built vectors of pointers and
+    // gathered through them, which cost more than the 64 rounds (measured:
+    // 45 → 28 ns per message-block).
+    let add =
+        |x: [u32; L], y: [u32; L]| -> [u32; L] { std::array::from_fn(|l| x[l].wrapping_add(y[l])) };
+    *state = [
+        add(state[0], a),
+        add(state[1], b),
+        add(state[2], c),
+        add(state[3], d),
+        add(state[4], e),
+        add(state[5], f),
+        add(state[6], g),
+        add(state[7], h),
+    ];
 }
 
 /// Messages of `B` blocks waiting for a full set of `L` lanes.
