@@ -28,12 +28,12 @@ pub fn at_most_one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Resul
 }
 
 /// Reads the whole of `path` (or stdin) as bytes, refusing directories and
-/// anything over `max_size` before reading it.
-pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
+/// anything over `max_size` before reading it. `limit` names the cap in
+/// messages (`the --max-size limit`).
+pub fn read_bytes(path: &Path, max_size: u64, limit: &str) -> Result<Vec<u8>> {
     let name = display_name(path);
-    let too_big = |size: u64| {
-        anyhow::anyhow!("'{name}' is {size} bytes, over the --max-size limit of {max_size} bytes")
-    };
+    let too_big =
+        |size: u64| anyhow::anyhow!("'{name}' is {size} bytes, over {limit} of {max_size} bytes");
     let mut bytes = Vec::new();
     if is_stdin(path) {
         io::stdin()
@@ -43,7 +43,7 @@ pub fn read_bytes(path: &Path, max_size: u64) -> Result<Vec<u8>> {
             .map_err(|e| anyhow::anyhow!("reading standard input: {}", describe(&e)))?;
         if bytes.len() as u64 > max_size {
             return Err(anyhow::anyhow!(
-                "standard input is over the --max-size limit of {max_size} bytes"
+                "standard input is over {limit} of {max_size} bytes"
             ));
         }
         return Ok(bytes);
@@ -77,7 +77,7 @@ pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String> {
 
 /// Reads and decodes one text.
 pub fn read_text(path: &Path, opts: &InputArgs) -> Result<String> {
-    let bytes = read_bytes(path, opts.max_size)?;
+    let bytes = read_bytes(path, opts.max_size, "the --max-size limit")?;
     decode(bytes, &display_name(path), opts.lossy)
 }
 

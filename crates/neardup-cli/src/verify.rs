@@ -28,7 +28,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome> {
         .map(Digest::from_hex)
         .transpose()
         .context("--sha256")?;
-    let bytes = read_bytes(&args.receipt, MAX_RECEIPT_BYTES)?;
+    let bytes = read_bytes(&args.receipt, MAX_RECEIPT_BYTES, "the receipt size limit")?;
     let claimed = Receipt::parse(&decode(bytes, &name, false)?)
         .with_context(|| format!("receipt '{name}'"))?;
     let a = read_text(&args.a, &args.input)?;
