@@ -82,6 +82,32 @@ pub extern "C" fn nd_out() -> *const u8 {
     OUT.with(|out| out.borrow().as_ptr())
 }
 
+/// Compare, verify or explain: two documents' bytes and a request in, the
+/// page's answer out.
+type Work<R> = fn([Vec<u8>; 2], &R, &mut dyn FnMut(Stage)) -> Value;
+
+/// The body of the three two-document exports: takes the buffers, parses
+/// the request and answers with what `work` gives.
+///
+/// # Safety
+/// As for [`nd_compare`].
+unsafe fn run<R: DeserializeOwned>(
+    req: *mut u8,
+    req_len: usize,
+    a: *mut u8,
+    a_len: usize,
+    b: *mut u8,
+    b_len: usize,
+    work: Work<R>,
+) -> usize {
+    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
+    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
+    answer(&match request(&req) {
+        Ok(r) => work([a, b], &r, &mut report),
+        Err(e) => e,
+    })
+}
+
 /// Compares; the request is a [`crate::CompareRequest`] as JSON.
 ///
 /// # Safety
@@ -96,12 +122,8 @@ pub unsafe extern "C" fn nd_compare(
     b: *mut u8,
     b_len: usize,
 ) -> usize {
-    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
-    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
-    answer(&match request(&req) {
-        Ok(r) => compare([a, b], &r, &mut report),
-        Err(e) => e,
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { run(req, req_len, a, a_len, b, b_len, compare) }
 }
 
 /// Verifies; the request is a [`crate::VerifyRequest`] as JSON.
@@ -117,12 +139,8 @@ pub unsafe extern "C" fn nd_verify(
     b: *mut u8,
     b_len: usize,
 ) -> usize {
-    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
-    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
-    answer(&match request(&req) {
-        Ok(r) => verify([a, b], &r, &mut report),
-        Err(e) => e,
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { run(req, req_len, a, a_len, b, b_len, verify) }
 }
 
 /// Explains; the request is a [`crate::ExplainRequest`] as JSON.
@@ -138,12 +156,8 @@ pub unsafe extern "C" fn nd_explain(
     b: *mut u8,
     b_len: usize,
 ) -> usize {
-    // SAFETY: the caller hands over three distinct live buffers from `nd_alloc`.
-    let (req, a, b) = unsafe { (take(req, req_len), take(a, a_len), take(b, b_len)) };
-    answer(&match request(&req) {
-        Ok(r) => explain([a, b], &r, &mut report),
-        Err(e) => e,
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { run(req, req_len, a, a_len, b, b_len, explain) }
 }
 
 /// SHA-256 of a buffer, as 64 hex digits: the page's fallback for showing
