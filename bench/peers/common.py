@@ -57,6 +57,29 @@ def batches(path, batch):
         yield cur
 
 
+class Tally:
+    """What a peer read: documents, bytes of text, documents without shingles."""
+
+    def __init__(self):
+        self.docs = self.text_bytes = self.empty = 0
+
+
+def token_batches(a, tally, tokens=shingle_list):
+    """Per batch of the JSONL file, `tokens(text)` of each document that has
+    any, in order; every document is counted in `tally`."""
+    for batch in batches(a.jsonl, a.batch):
+        out = []
+        for _id, text in batch:
+            tally.docs += 1
+            tally.text_bytes += len(text.encode("utf-8"))
+            t = tokens(text)
+            if t:
+                out.append(t)
+            else:
+                tally.empty += 1
+        yield out
+
+
 def fold(checksum, values):
     """Fold a signature (iterable of ints) into a running checksum."""
     for v in values:
@@ -64,8 +87,8 @@ def fold(checksum, values):
     return checksum
 
 
-def report(tool, docs, text_bytes, empty, checksum, **extra):
-    out = {"tool": tool, "docs": docs, "text_bytes": text_bytes, "empty": empty,
+def report(tool, tally, checksum, **extra):
+    out = {"tool": tool, "docs": tally.docs, "text_bytes": tally.text_bytes, "empty": tally.empty,
            "checksum": "%016x" % checksum}
     out.update(extra)
     json.dump(out, sys.stdout)

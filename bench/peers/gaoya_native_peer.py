@@ -8,7 +8,7 @@ from importlib.metadata import version
 
 import gaoya.gaoya as g
 
-from common import NUM_PERM, batches, fold, parse_args, report
+from common import Tally, fold, parse_args, report, token_batches
 
 BANDS, BAND_WIDTH = 32, 4
 
@@ -16,19 +16,12 @@ BANDS, BAND_WIDTH = 32, 4
 def main():
     a = parse_args()
     index = g.minhash.MinHash32StringIntIndexVec(0.5, BANDS, BAND_WIDTH, None, "word", True, (5, 5))
-    docs = text_bytes = 0
-    acc = 0
-    for batch in batches(a.jsonl, a.batch):
-        texts = []
-        for _id, text in batch:
-            docs += 1
-            text_bytes += len(text.encode("utf-8"))
-            texts.append(text.lower())
+    tally, acc = Tally(), 0
+    for texts in token_batches(a, tally, str.lower):
         for sig in index.bulk_hash_docs(texts):
             acc ^= fold(0, sig[:4])
-    report("gaoya-native", docs, text_bytes, 0, acc, version=version("gaoya"),
+    report("gaoya-native", tally, acc, version=version("gaoya"),
            api="MinHash32StringIntIndexVec.bulk_hash_docs (own tokenizer)")
-
 
 if __name__ == "__main__":
     main()

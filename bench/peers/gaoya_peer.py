@@ -8,7 +8,7 @@ from importlib.metadata import version
 
 import gaoya.gaoya as g
 
-from common import NUM_PERM, batches, parse_args, report, shingle_list
+from common import NUM_PERM, Tally, parse_args, report, token_batches
 
 BANDS, BAND_WIDTH = 32, 4
 assert BANDS * BAND_WIDTH == NUM_PERM
@@ -17,23 +17,14 @@ assert BANDS * BAND_WIDTH == NUM_PERM
 def main():
     a = parse_args()
     index = g.minhash.MinHash32StringIntIndexVec(0.5, BANDS, BAND_WIDTH, None, "word", False, (1, 1))
-    docs = text_bytes = empty = 0
-    for batch in batches(a.jsonl, a.batch):
-        ids, token_lists = [], []
-        for _id, text in batch:
-            docs += 1
-            text_bytes += len(text.encode("utf-8"))
-            s = shingle_list(text)
-            if not s:
-                empty += 1
-                continue
-            ids.append(docs)
-            token_lists.append(s)
-        if ids:
+    tally, inserted = Tally(), 0
+    for token_lists in token_batches(a, tally):
+        if token_lists:
+            ids = list(range(inserted, inserted + len(token_lists)))
+            inserted += len(token_lists)
             index.par_bulk_insert_tokens(ids, token_lists)
-    report("gaoya", docs, text_bytes, empty, index.size(), version=version("gaoya"),
+    report("gaoya", tally, index.size(), version=version("gaoya"),
            api="MinHash32StringIntIndexVec.par_bulk_insert_tokens")
-
 
 if __name__ == "__main__":
     main()
