@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { artifacts, launch, openPage } from './harness.mjs';
+import { test } from 'node:test';
+import { artifacts, sharedPage } from './harness.mjs';
 
 const P1 = 'The first paragraph talks about the weather in the hills above our village.';
 const S1 = 'A second paragraph describes the river and its old stone bridge.';
@@ -24,18 +24,8 @@ const NOTES = Array.from({ length: 80 }, (_, i) => `Note ${i + 1}: an aside that
 const A = `${P1}\n\n${S1} ${S2}\n\n${P3}\n`;
 const B = `${S1b} ${INSERTED} ${S2}\n\n${P3}\n\n${NOTES}\n\n${P1b}\n`;
 
-let browser;
 let page;
-let errors;
-
-before(async () => {
-  browser = await launch();
-  ({ page, errors } = await openPage(browser.context));
-});
-after(async () => {
-  assert.deepEqual(errors, [], 'no page errors');
-  await browser.close();
-});
+sharedPage((opened) => ({ page } = opened));
 
 const shot = (name) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 

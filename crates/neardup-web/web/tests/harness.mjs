@@ -1,11 +1,13 @@
 // Shared helpers for the browser tests: Debian's Chromium through
 // playwright-core, a loopback static server that logs every request, and
 // page actions by the page's stable element ids.
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -70,6 +72,25 @@ export async function watchNetwork(context, page) {
   await cdp.send('Network.enable');
   cdp.on('Network.requestWillBeSent', (e) => seen.push(`cdp: ${e.request.url}`));
   return seen;
+}
+
+/**
+ * One browser and one page for a whole test file: opened before its tests
+ * (`onOpen` receives `{ page, errors }`), closed after them, with a check
+ * that the page raised no error.
+ */
+export function sharedPage(onOpen) {
+  let browser;
+  let opened;
+  before(async () => {
+    browser = await launch();
+    opened = await openPage(browser.context);
+    onOpen(opened);
+  });
+  after(async () => {
+    assert.deepEqual(opened.errors, [], 'no page errors');
+    await browser.close();
+  });
 }
 
 export async function openPage(context, url = pageUrl) {

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { artifacts, compare, dist, launch, openPage, pagePath, verify } from './harness.mjs';
+import { test } from 'node:test';
+import { artifacts, compare, dist, pagePath, sharedPage, verify } from './harness.mjs';
 
 const html = readFileSync(pagePath, 'utf8');
 const sha256 = (data, enc = 'hex') => createHash('sha256').update(data).digest(enc);
@@ -15,18 +15,8 @@ const A = `It was the best of times, it was the worst of times, it was the age o
 it was the age of foolishness, it was the epoch of belief, it was the epoch of incredulity,
 it was the season of Light, it was the season of Darkness, it was the spring of hope.`;
 const B = A.replace('season of Light', 'season of light and').replace('spring of hope', 'spring of hope, it was the winter of despair');
-let browser;
 let page;
-let errors;
-
-before(async () => {
-  browser = await launch();
-  ({ page, errors } = await openPage(browser.context));
-});
-after(async () => {
-  assert.deepEqual(errors, [], 'no page errors');
-  await browser.close();
-});
+sharedPage((opened) => ({ page } = opened));
 
 const shot = (name, p = page) => p.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 

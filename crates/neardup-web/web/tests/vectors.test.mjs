@@ -3,19 +3,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { compare, launch, openPage, vectorDoc, vectorsDir } from './harness.mjs';
+import { test } from 'node:test';
+import { compare, sharedPage, vectorDoc, vectorsDir } from './harness.mjs';
 
 const cases = JSON.parse(readFileSync(join(vectorsDir, 'compare.json'), 'utf8'));
-let browser;
 let page;
 let errors;
-
-before(async () => {
-  browser = await launch();
-  ({ page, errors } = await openPage(browser.context));
-});
-after(() => browser.close());
+sharedPage((opened) => ({ page, errors } = opened));
 
 test(`all ${cases.length} compare vectors give the expected receipt in the page`, async () => {
   assert.ok(cases.length > 0);
