@@ -69,18 +69,7 @@ pub struct Corpus {
 impl Corpus {
     /// Reads and signs every input.
     pub fn load(args: &ScanArgs, params: Params) -> Result<Corpus> {
-        let mut loader = Loader {
-            corpus: Corpus {
-                docs: Vec::new(),
-                inputs: Vec::new(),
-                refs: 0,
-                skipped: 0,
-            },
-            ids: HashMap::new(),
-            collided: HashMap::new(),
-            args,
-            params,
-        };
+        let mut loader = Loader::new(args, params);
         for path in &args.against {
             loader.input(path, true)?;
         }
@@ -108,7 +97,22 @@ struct Loader<'a> {
     params: Params,
 }
 
-impl Loader<'_> {
+impl<'a> Loader<'a> {
+    fn new(args: &'a ScanArgs, params: Params) -> Loader<'a> {
+        Loader {
+            corpus: Corpus {
+                docs: Vec::new(),
+                inputs: Vec::new(),
+                refs: 0,
+                skipped: 0,
+            },
+            ids: HashMap::new(),
+            collided: HashMap::new(),
+            args,
+            params,
+        }
+    }
+
     fn input(&mut self, path: &Path, is_ref: bool) -> Result<()> {
         let name = display_name(path);
         let first = self.corpus.docs.len() as u32;
@@ -458,18 +462,7 @@ mod tests {
         let Command::Scan(args) = cli.command else {
             unreachable!()
         };
-        let mut loader = Loader {
-            corpus: Corpus {
-                docs: Vec::new(),
-                inputs: Vec::new(),
-                refs: 0,
-                skipped: 0,
-            },
-            ids: HashMap::new(),
-            collided: HashMap::new(),
-            args: &args,
-            params: Params::DEFAULT,
-        };
+        let mut loader = Loader::new(&args, Params::DEFAULT);
         let fp = Fingerprint::of("", Params::DEFAULT);
         let mut push = |id: &str, line| loader.push(id.to_owned(), fp.clone(), 0, line);
         // "ab" and "cd" have one hash here.
