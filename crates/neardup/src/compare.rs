@@ -128,9 +128,10 @@ impl Comparison {
 ///
 /// ```
 /// use neardup::{compare, Params};
-/// let c = compare("a b c d e f", "a b c d e g", Params::DEFAULT);
+/// let c = compare("a b c d e f g h", "a b c d e f g x", Params::new(2, 128).unwrap());
 /// let json = serde_json::to_value(c.report(["a.txt", "b.txt"]))?;
-/// assert_eq!(json["verdict"], "OVERLAPPING");
+/// assert_eq!(json["verdict"], c.receipt.verdict.as_str());
+/// assert_eq!(json["receipt_sha256"], c.receipt.sha256().to_string());
 /// assert_eq!(json["receipt"]["algorithm"], "kar-shingle-minhash-v1");
 /// assert_eq!(json["similarity_interval_95"].as_array().unwrap().len(), 2);
 /// # Ok::<(), serde_json::Error>(())

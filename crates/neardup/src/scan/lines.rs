@@ -19,11 +19,12 @@ use crate::{Digest, Receipt};
 ///
 /// ```
 /// use neardup::{compare, scan::lines, Params};
-/// let r = compare("a b c d e f", "a b c d e g", Params::DEFAULT).receipt;
+/// let r = compare("a b c d e f g h", "a b c d e f g x", Params::new(2, 128).unwrap()).receipt;
 /// let mut out = String::new();
 /// lines::pair(&mut out, ["\"x\"", "7"], &r, &r.sha256());
 /// assert!(out.starts_with(r#"{"a":"x","b":7,"matches":"#));
-/// assert!(out.ends_with("\"verdict\":\"OVERLAPPING\"}\n"));
+/// assert!(out.ends_with(&format!("\"verdict\":\"{}\"}}\n", r.verdict)));
+/// assert!(out.contains(&format!("\"receipt_sha256\":\"{}\"", r.sha256())));
 /// ```
 pub fn pair(out: &mut String, ids: [&str; 2], receipt: &Receipt, receipt_sha256: &Digest) {
     let n = receipt.params.n();
