@@ -42,8 +42,10 @@ impl Fingerprint {
     }
 
     /// The fingerprint of an already normalized text whose shingle set the
-    /// caller has built (and may keep, for the exact Jaccard).
-    pub fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
+    /// caller has built with `params`' `K` (and may keep, for the exact
+    /// Jaccard). Crate-private: [`crate::Doc`] is the public way, and checks
+    /// the `K`.
+    pub(crate) fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
         let base = set.base_hashes();
         Fingerprint {
             params,

@@ -99,12 +99,6 @@ impl Receipt {
         Digest::of(self.canonical().as_bytes())
     }
 
-    /// The receipt as a JSON value (the same object as the canonical form),
-    /// for embedding in larger documents.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(Wire::from(self)).unwrap_or_default()
-    }
-
     /// Parses a supplied receipt strictly, as SPEC §10 says: any key order
     /// and whitespace, but no missing, extra or duplicated field, no wrong
     /// type (`5.0` is not an integer), no unknown algorithm, no `k` or `n`
@@ -159,7 +153,7 @@ impl Receipt {
     }
 
     /// The fields where `actual` differs from this (claimed) receipt.
-    pub fn diff(&self, actual: &Receipt) -> Vec<Mismatch> {
+    fn diff(&self, actual: &Receipt) -> Vec<Mismatch> {
         let mut out = Vec::new();
         let mut check = |field: String, claimed: String, got: String| {
             if claimed != got {
@@ -482,7 +476,7 @@ mod tests {
     fn canonical_round_trip() {
         let r = sample();
         assert_eq!(Receipt::parse(&r.canonical()), Ok(r));
-        let pretty = serde_json::to_string_pretty(&r.to_json()).unwrap();
+        let pretty = serde_json::to_string_pretty(&r).unwrap();
         assert_eq!(Receipt::parse(&pretty), Ok(r));
     }
 
