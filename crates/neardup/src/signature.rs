@@ -75,7 +75,9 @@ impl Signature {
 
     /// Parses a signature hex string: `8·N` lowercase hex digits.
     pub fn from_hex(hex: &str) -> Option<Signature> {
-        if hex.len() % 8 != 0 || !hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+        if !hex.len().is_multiple_of(8)
+            || !hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        {
             return None;
         }
         let slots = hex
