@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use neardup::{Comparison, Params, ShingleSet};
+use neardup::{Backend, Comparison, Params, ShingleSet};
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -11,13 +11,13 @@ use crate::explain;
 use crate::input::{at_most_one_stdin, display_name, read_text};
 use crate::output::{print, write_atomic};
 
-pub fn run(args: &CompareArgs) -> Result<()> {
+pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
-    let c = compare_in_parallel(&a, &b, params);
+    let c = compare_in_parallel(&a, &b, params, backend);
     let evidence = args
         .explain
         .explain
@@ -46,12 +46,15 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     print(&out)
 }
 
-/// [`neardup::compare`], with the two texts normalized and shingled on two
-/// threads at once.
-fn compare_in_parallel(a: &str, b: &str, params: Params) -> Comparison {
+/// [`neardup::compare_with`], with the two texts normalized and shingled on
+/// two threads at once.
+fn compare_in_parallel(a: &str, b: &str, params: Params, backend: Backend) -> Comparison {
     let (na, nb) = rayon::join(|| neardup::normalize(a), || neardup::normalize(b));
     let k = params.k();
-    let (sa, sb) = rayon::join(|| ShingleSet::new(&na, k), || ShingleSet::new(&nb, k));
+    let (sa, sb) = rayon::join(
+        || ShingleSet::with_backend(&na, k, backend),
+        || ShingleSet::with_backend(&nb, k, backend),
+    );
     Comparison::of_sets([(&na, &sa), (&nb, &sb)], params)
 }
 

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use neardup::{Banding, Clusters, Params, Threshold};
+use neardup::{Backend, Banding, Clusters, Params, Threshold};
 
 use crate::args::{BatchArgs, InputArgs, ParamArgs};
 use crate::input::describe;
@@ -156,7 +156,7 @@ pub struct Plan {
     pub memory: u64,
 }
 
-pub fn run(args: &ScanArgs) -> Result<()> {
+pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     let banding = match (args.bands, args.rows) {
@@ -212,7 +212,7 @@ pub fn run(args: &ScanArgs) -> Result<()> {
             lap = Instant::now();
         };
 
-        let corpus = corpus::Corpus::load(args, params)?;
+        let corpus = corpus::Corpus::load(args, params, backend)?;
         time("sign", &mut times);
 
         let exact = pairs::exact(&corpus);

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::{Fingerprint, Params};
+use neardup::{Backend, Fingerprint, Params};
 
 use crate::args::SignArgs;
 use crate::input::{at_most_one_stdin, describe, display_name, is_stdin, read_text};
@@ -13,17 +13,17 @@ use crate::jsonl::{self, Fields, Line};
 use crate::output::Sink;
 use crate::progress;
 
-pub fn run(args: &SignArgs) -> Result<()> {
+pub fn run(args: &SignArgs, backend: Backend) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
     let mut sink = Sink::create(args.output.as_deref())?;
     match &args.jsonl {
-        Some(path) => sign_jsonl(path, args, params, &mut sink)?,
-        None => sign_files(args, params, &mut sink)?,
+        Some(path) => sign_jsonl(path, args, params, backend, &mut sink)?,
+        None => sign_files(args, params, backend, &mut sink)?,
     }
     sink.finish()
 }
 
-fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
+fn sign_files(args: &SignArgs, params: Params, backend: Backend, sink: &mut Sink) -> Result<()> {
     at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     // Lines are collected first: one unreadable file fails the command
     // before anything is printed, never after half the lines.
@@ -35,7 +35,7 @@ fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
             &mut out,
             "path",
             &name,
-            &Fingerprint::of(&text, params),
+            &Fingerprint::of_with(&text, params, backend),
             params,
         );
     }
@@ -44,7 +44,13 @@ fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
 
 /// Streams a JSONL file through a reader thread and a worker pool. Output
 /// stays in input order; a malformed line stops the run with its number.
-fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
+fn sign_jsonl(
+    path: &Path,
+    args: &SignArgs,
+    params: Params,
+    backend: Backend,
+    sink: &mut Sink,
+) -> Result<()> {
     let (reader, total) = open(path)?;
     let fields = Fields {
         id: &args.id_field,
@@ -66,7 +72,7 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
             &mut out,
             "id",
             &doc.id,
-            &Fingerprint::of(&doc.text, params),
+            &Fingerprint::of_with(&doc.text, params, backend),
             params,
         );
         Ok(out)

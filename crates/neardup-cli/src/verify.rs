@@ -1,7 +1,7 @@
 //! `neardup verify`: recompute a receipt from the texts and compare (SPEC §10).
 
 use anyhow::{Context, Result};
-use neardup::{Digest, Mismatch, Receipt};
+use neardup::{Backend, Digest, Mismatch, Receipt};
 use serde_json::json;
 
 use crate::args::VerifyArgs;
@@ -19,7 +19,7 @@ pub enum Outcome {
     Mismatch,
 }
 
-pub fn run(args: &VerifyArgs) -> Result<Outcome> {
+pub fn run(args: &VerifyArgs, backend: Backend) -> Result<Outcome> {
     at_most_one_stdin([args.receipt.as_path(), args.a.as_path(), args.b.as_path()])?;
     let name = display_name(&args.receipt);
     let expected_hash = args
@@ -34,7 +34,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome> {
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
 
-    let actual = neardup::compare(&a, &b, claimed.params).receipt;
+    let actual = neardup::compare_with(&a, &b, claimed.params, backend).receipt;
     let mut mismatches = claimed.diff(&actual);
     if let Some(hash) = expected_hash {
         if hash != actual.sha256() {

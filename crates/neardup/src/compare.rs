@@ -1,6 +1,6 @@
 //! Comparing two texts: the receipt plus what only humans need.
 
-use crate::{normalize, Fingerprint, Params, Receipt, ShingleSet};
+use crate::{normalize, Backend, Fingerprint, Params, Receipt, ShingleSet};
 
 /// The result of comparing two texts.
 #[derive(Debug, Clone)]
@@ -68,10 +68,15 @@ impl Comparison {
 /// # Ok::<(), neardup::Error>(())
 /// ```
 pub fn compare(a: &str, b: &str, params: Params) -> Comparison {
+    compare_with(a, b, params, Backend::detect())
+}
+
+/// [`compare`] on a chosen backend.
+pub fn compare_with(a: &str, b: &str, params: Params, backend: Backend) -> Comparison {
     let (na, nb) = (normalize(a), normalize(b));
     let (sa, sb) = (
-        ShingleSet::new(&na, params.k()),
-        ShingleSet::new(&nb, params.k()),
+        ShingleSet::with_backend(&na, params.k(), backend),
+        ShingleSet::with_backend(&nb, params.k(), backend),
     );
     Comparison::of_sets([(&na, &sa), (&nb, &sb)], params)
 }

@@ -59,6 +59,9 @@ pub fn shingles(normalized: &str, k: usize) -> impl Iterator<Item = &str> {
 pub struct ShingleSet<'a> {
     normalized: &'a str,
     k: usize,
+    /// The backend that hashed the shingles, which signs them too
+    /// ([`crate::Fingerprint::of_set`]): one choice covers a document.
+    backend: Backend,
     /// One entry per distinct shingle, the first occurrence.
     distinct: Vec<Entry>,
 }
@@ -115,10 +118,12 @@ impl<'a> ShingleSet<'a> {
     /// assert_eq!(s.len(), 4); // "to be" appears twice
     /// ```
     pub fn new(normalized: &'a str, k: usize) -> ShingleSet<'a> {
-        ShingleSet::with_backend(normalized, k, Backend::active())
+        ShingleSet::with_backend(normalized, k, Backend::detect())
     }
 
-    /// [`ShingleSet::new`] on a chosen backend.
+    /// [`ShingleSet::new`] on a chosen backend, which the set keeps
+    /// ([`ShingleSet::backend`]) so that its signature is computed on the
+    /// same one.
     pub fn with_backend(normalized: &'a str, k: usize, backend: Backend) -> ShingleSet<'a> {
         let k = k.max(1);
         let total = shingle_count(normalized, k);
@@ -156,6 +161,7 @@ impl<'a> ShingleSet<'a> {
         let mut set = ShingleSet {
             normalized,
             k,
+            backend,
             distinct: Vec::with_capacity(total),
         };
         let mut first: HashMap<u64, usize, BuildHasherDefault<KeyHasher>> = HashMap::default();
@@ -212,6 +218,11 @@ impl<'a> ShingleSet<'a> {
             end.unwrap_or(rest.len())
         });
         &rest[..len]
+    }
+
+    /// The backend the set was built on, and that signs it.
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     /// The number of distinct shingles, the receipt's `shingles`.
@@ -393,8 +404,9 @@ mod tests {
         let mut want: Vec<&str> = shingles(&text, 2).collect();
         want.sort_unstable();
         want.dedup();
-        for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        for backend in Backend::supported() {
             let set = ShingleSet::with_backend(&text, 2, backend);
+            assert_eq!(set.backend(), backend);
             let mut got: Vec<&str> = set.iter().collect();
             got.sort_unstable();
             assert_eq!(got, want, "{backend:?}");
@@ -406,6 +418,7 @@ mod tests {
         let mut set = ShingleSet {
             normalized: "a b a c",
             k: 1,
+            backend: Backend::portable(),
             distinct: Vec::new(),
         };
         // Pretend every word hashed to the same key.
