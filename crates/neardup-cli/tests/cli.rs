@@ -530,6 +530,23 @@ fn help_documents_exit_codes() {
     }
 }
 
+#[test]
+fn help_names_every_backend() {
+    let s = stdout(&neardup(&["--help"]));
+    let start = s
+        .find("NEARDUP_BACKEND")
+        .expect("the variable is documented");
+    let end = start + s[start..].find("\n\n").unwrap_or(s.len() - start);
+    let section = &s[start..end];
+    // sha-ni first: it was once left out of the list.
+    for name in ["sha-ni"].into_iter().chain(neardup::Backend::ALL) {
+        assert!(section.contains(name), "{name} missing from {section:?}");
+    }
+    // Each subcommand's help carries the same notes.
+    let sign = stdout(&neardup(&["sign", "--help"]));
+    assert!(sign.contains(section), "{sign}");
+}
+
 // ----- sign --jsonl ------------------------------------------------------------
 
 fn corpus_lines(n: usize) -> String {
@@ -665,4 +682,37 @@ fn every_backend_gives_the_same_lines() {
         }
     }
     assert!(stderr(&run("mmx")).contains("unknown backend 'mmx'"));
+}
+
+#[test]
+fn every_backend_gives_the_same_comparison_and_verifies_it() {
+    let d = Dir::new();
+    let (a, b) = (d.write("a.txt", A), d.write("b.txt", B));
+    let receipt = d.path("r.json");
+    let run = |backend: &str, args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
+        cmd.args(args).env("NEARDUP_BACKEND", backend);
+        cmd.output().unwrap()
+    };
+    let compare = |backend| {
+        let o = run(
+            backend,
+            &["compare", "--json", &a, &b, "--receipt", &receipt],
+        );
+        let mut json = json_of(&o);
+        json.as_object_mut().unwrap().remove("elapsed_ms");
+        json
+    };
+    let portable = compare("portable");
+    let written = std::fs::read(&receipt).unwrap();
+    for backend in neardup::Backend::ALL {
+        if neardup::Backend::from_name(backend).is_none() {
+            assert_error(&run(backend, &["compare", &a, &b]), 2, "cannot run");
+            continue;
+        }
+        assert_eq!(compare(backend), portable, "{backend}");
+        assert_eq!(std::fs::read(&receipt).unwrap(), written, "{backend}");
+        let o = run(backend, &["verify", &receipt, &a, &b]);
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", stderr(&o));
+    }
 }

@@ -17,10 +17,11 @@
 //! println!("{}  {}", c.receipt.sha256(), c.receipt.canonical());
 //! ```
 
-// `unsafe` is allowed only in `platform.rs`, to call the backend compiled
-// for CPU features that were checked at run time.
+// `unsafe` is allowed only in `backend.rs`'s dispatch, to call the backend
+// compiled for CPU features that its constructor checked at run time.
 #![deny(unsafe_code)]
 
+mod backend;
 mod cluster;
 mod compare;
 mod digest;
@@ -29,18 +30,12 @@ mod error;
 mod evidence;
 mod fingerprint;
 mod lsh;
-// The lane code serves the x86-64 backends; elsewhere only `key_one` runs.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-mod multibuffer;
 pub mod normalize;
 mod params;
 mod permutation;
-mod platform;
 mod receipt;
 mod record;
 pub mod scan;
-#[cfg(target_arch = "x86_64")]
-mod sha_ni;
 pub mod shingle;
 mod signature;
 mod span;
@@ -49,8 +44,9 @@ mod text;
 mod verdict;
 mod words;
 
+pub use backend::Backend;
 pub use cluster::Clusters;
-pub use compare::{compare, Comparison, Estimate, Report};
+pub use compare::{compare, compare_with, Comparison, Estimate, Report};
 pub use digest::Digest;
 pub use doc::Doc;
 pub use error::Error;
@@ -60,7 +56,6 @@ pub use lsh::{Banding, Threshold};
 pub use normalize::{normalize, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
-pub use platform::Backend;
 pub use receipt::{DocumentDigest, Mismatch, Receipt, Verification, ALGORITHM};
 pub use record::SignatureRecord;
 pub use shingle::ShingleSet;

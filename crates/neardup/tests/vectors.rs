@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use neardup::{compare, normalize, permutations, Backend, Params, Receipt};
+use neardup::{
+    compare, compare_with, normalize, permutations, Backend, Comparison, Params, Receipt,
+};
 use serde_json::Value;
 
 fn vectors_dir() -> PathBuf {
@@ -55,34 +57,31 @@ fn normalize_cases() {
     }
 }
 
-/// Every case through every backend this CPU can run, each forced in turn,
-/// the way BLAKE3 tests its `no_avx2` paths. The backends share no hot
-/// code, so each one must reproduce the vectors on its own.
+/// Every case through every backend this CPU can run, each passed in
+/// turn, the way BLAKE3 tests its `no_avx2` paths. The backends share no
+/// hot code, so each one must reproduce the vectors on its own. The
+/// default entry point ([`compare`], on [`Backend::detect`]) runs them too.
 #[test]
 fn compare_cases_on_every_backend() {
     let cases = load("compare.json");
     let cases = cases.as_array().unwrap();
     assert!(cases.len() > 20);
-    for backend in Backend::ALL {
-        if !backend.force() {
-            eprintln!(
-                "note: this CPU cannot run the {} backend; skipped",
-                backend.name()
-            );
-            continue;
+    for name in Backend::ALL {
+        match Backend::from_name(name) {
+            Some(backend) => compare_cases(cases, name, |a, b, p| compare_with(a, b, p, backend)),
+            None => eprintln!("note: this CPU cannot run the {name} backend; skipped"),
         }
-        compare_cases(cases);
     }
-    assert!(Backend::detect().force());
+    compare_cases(cases, "default", compare);
 }
 
-fn compare_cases(cases: &[Value]) {
+fn compare_cases(
+    cases: &[Value],
+    backend: &str,
+    compare: impl Fn(&str, &str, Params) -> Comparison,
+) {
     for case in cases {
-        let name = &format!(
-            "{} [{}]",
-            case["name"].as_str().unwrap(),
-            Backend::active().name()
-        );
+        let name = &format!("{} [{backend}]", case["name"].as_str().unwrap());
         let (a, b) = (text(case, "a", "a_file"), text(case, "b", "b_file"));
         let params = Params::new(case["k"].as_u64().unwrap(), case["n"].as_u64().unwrap()).unwrap();
         let want = &case["expected"];
