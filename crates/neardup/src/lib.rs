@@ -1,22 +1,4 @@
-//! # neardup — near-duplicate verification with receipts anyone can check
-//!
-//! This crate implements `kar-shingle-minhash-v1` (see `SPEC.md`): normalize
-//! two texts, take their word K-shingles, MinHash them with fixed,
-//! published constants, and decide IDENTICAL, NEAR-DUPLICATE, OVERLAPPING,
-//! DISTINCT or INSUFFICIENT-DATA. The result comes with a [`Receipt`] whose
-//! canonical JSON and SHA-256 are the same on every machine, forever.
-//!
-//! The crate is pure: no I/O, no clock, no randomness, no platform-sized
-//! integer or `std::hash` output in anything that reaches a receipt.
-//!
-//! ```
-//! use neardup::{compare, Params, Verdict};
-//! let c = compare("Four score and seven years ago our fathers",
-//!                 "Four score and seven years ago our fathers", Params::DEFAULT);
-//! assert_eq!(c.receipt.verdict, Verdict::Identical);
-//! println!("{}  {}", c.receipt.sha256(), c.receipt.canonical());
-//! ```
-
+#![doc = include_str!("../README.md")]
 // `unsafe` is allowed only in `backend.rs`'s dispatch, to call the backend
 // compiled for CPU features that its constructor checked at run time.
 #![deny(unsafe_code)]
