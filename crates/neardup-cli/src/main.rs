@@ -6,6 +6,7 @@
 mod args;
 mod compare;
 mod explain;
+mod format;
 mod input;
 mod jsonl;
 mod normalize;

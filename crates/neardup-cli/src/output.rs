@@ -88,6 +88,19 @@ impl Sink {
     }
 }
 
+/// For writers that take `io::Write` (compressors, the Parquet writer).
+/// Errors keep [`Sink::write`]'s message, which names the file.
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Sink::write(self, buf).map_err(|e| io::Error::other(format!("{e:#}")))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Writes all of `text` to stdout in one go.
 pub fn print(text: &str) -> Result<()> {
     let mut out = io::stdout().lock();

@@ -210,7 +210,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
         let outcome = Outcome::new(corpus.docs.len(), corpus.refs, all)?;
         time("clusters", &mut times);
 
-        sinks.write(&corpus, &outcome)?;
+        sinks.write(&corpus, &outcome, args)?;
         time("outputs", &mut times);
         let all = &outcome.pairs;
 

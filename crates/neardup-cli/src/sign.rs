@@ -1,14 +1,13 @@
 //! `neardup sign`: one JSON line per document, from files or a JSONL stream.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{Context, Result};
 use neardup::{Backend, Fingerprint, Params, SignatureRecord};
 
 use crate::args::SignArgs;
-use crate::input::{at_most_one_stdin, describe, display_name, is_stdin, read_text};
+use crate::format::Columns;
+use crate::input::{at_most_one_stdin, display_name, read_text};
 use crate::jsonl::{self, Fields, Line};
 use crate::output::Sink;
 use crate::progress;
@@ -46,7 +45,11 @@ fn sign_jsonl(
     backend: Backend,
     sink: &mut Sink,
 ) -> Result<()> {
-    let (reader, total) = open(path)?;
+    let columns = Columns {
+        id: &args.id_field,
+        text: &args.text_field,
+    };
+    let source = crate::format::open(path, columns)?;
     let fields = Fields {
         id: &args.id_field,
         text: &args.text_field,
@@ -57,7 +60,7 @@ fn sign_jsonl(
         builder = builder.num_threads(usize::from(t));
     }
     let pool = builder.build().context("starting worker threads")?;
-    let bar = progress::bytes(total, args.batch.quiet);
+    let bar = progress::bytes(source.total, args.batch.quiet);
     let name = display_name(path);
 
     let sign_one = |l: &Line| -> Result<String> {
@@ -70,7 +73,7 @@ fn sign_jsonl(
 
     let (mut docs, mut bytes) = (0u64, 0u64);
     pool.install(|| {
-        jsonl::pipeline(reader, &name, sign_one, |l, out| {
+        jsonl::pipeline(source.lines, &name, sign_one, |l, out| {
             sink.write(out.as_bytes())?;
             docs += 1;
             bytes += l.bytes.len() as u64;
@@ -83,22 +86,3 @@ fn sign_jsonl(
     Ok(())
 }
 
-fn open(path: &Path) -> Result<(Box<dyn BufRead + Send>, Option<u64>)> {
-    if is_stdin(path) {
-        return Ok((
-            Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
-            None,
-        ));
-    }
-    let name = display_name(path);
-    let meta =
-        std::fs::metadata(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
-    if meta.is_dir() {
-        bail!("reading '{name}': it is a directory, not a file");
-    }
-    let file = File::open(path).map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?;
-    Ok((
-        Box::new(BufReader::with_capacity(1 << 20, file)),
-        Some(meta.len()),
-    ))
-}

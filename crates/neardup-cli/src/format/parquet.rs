@@ -169,31 +169,52 @@ fn id_json(col: &dyn Array, i: usize, out: &mut Vec<u8>) {
     out.extend_from_slice(digits.as_bytes());
 }
 
-/// Copies the rows of the Parquet file `input` whose entry in `keep` is
-/// true to `out`, with the input's schema, a batch at a time. `keep` has
-/// one entry per row.
-pub fn write_deduped_parquet<W: Write + Send>(input: File, keep: &[bool], out: W) -> Result<()> {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(input)?;
-    let schema = builder.schema().clone();
-    let reader = builder.with_batch_size(BATCH_ROWS).build()?;
-    let mut writer = ArrowWriter::try_new(out, schema, None)?;
-    let mut row = 0usize;
-    for batch in reader {
-        let batch: RecordBatch = batch?;
-        let n = batch.num_rows();
-        let mask = keep
-            .get(row..row + n)
-            .ok_or_else(|| anyhow!("the file changed during the scan"))?;
-        row += n;
-        let mask = BooleanArray::from(mask.to_vec());
-        let kept = arrow_select::filter::filter_record_batch(&batch, &mask)?;
-        if kept.num_rows() > 0 {
-            writer.write(&kept)?;
+/// Copies the rows of Parquet files whose entry in their `keep` mask is
+/// true (one entry per row) to `out`, a batch at a time, with the inputs'
+/// schema, which must be one. Each input comes with its name for messages.
+pub fn write_deduped_parquet<W: Write + Send>(
+    inputs: Vec<(String, File, Vec<bool>)>,
+    out: W,
+) -> Result<()> {
+    let mut writer: Option<(ArrowWriter<W>, arrow_schema::SchemaRef)> = None;
+    let mut out = Some(out);
+    for (name, file, keep) in inputs {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| anyhow!("reading '{name}' again: {e}"))?;
+        let schema = builder.schema().clone();
+        let w = match (&mut writer, out.take()) {
+            (Some((w, first)), _) => {
+                if *first != schema {
+                    bail!("'{name}' has another schema than the first Parquet input, so they cannot share one Parquet output");
+                }
+                w
+            }
+            (None, Some(out)) => {
+                let w = ArrowWriter::try_new(out, schema.clone(), None)?;
+                &mut writer.insert((w, schema)).0
+            }
+            (None, None) => bail!("no Parquet output to write to"),
+        };
+        let reader = builder.with_batch_size(BATCH_ROWS).build()?;
+        let mut row = 0usize;
+        for batch in reader {
+            let batch: RecordBatch = batch?;
+            let n = batch.num_rows();
+            let mask = keep
+                .get(row..row + n)
+                .ok_or_else(|| anyhow!("'{name}' changed during the scan"))?;
+            row += n;
+            let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(mask.to_vec()))?;
+            if kept.num_rows() > 0 {
+                w.write(&kept)?;
+            }
+        }
+        if row != keep.len() {
+            bail!("'{name}' changed during the scan");
         }
     }
-    if row != keep.len() {
-        bail!("the file changed during the scan");
+    if let Some((w, _)) = writer {
+        w.close()?;
     }
-    writer.close()?;
     Ok(())
 }

@@ -3,7 +3,6 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 
@@ -13,6 +12,7 @@ use neardup::{Backend, Fingerprint, Params, SignatureRecord};
 use rayon::prelude::*;
 
 use super::{tree, ScanArgs};
+use crate::format::{self, Columns, Format};
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::{self, Fields, Line};
 use crate::progress;
@@ -43,6 +43,9 @@ pub enum Kind {
 pub struct Input {
     pub path: PathBuf,
     pub kind: Kind,
+    /// How a JSONL input is stored (plain, compressed, Parquet); plain for
+    /// a tree.
+    pub format: Format,
     /// From `--against`: reference documents, never dropped.
     pub is_ref: bool,
     /// The documents `first .. first + count` came from this input.
@@ -92,6 +95,8 @@ struct Loader<'a> {
     args: &'a ScanArgs,
     params: Params,
     backend: Backend,
+    /// The input being read, for messages until it is pushed.
+    current: PathBuf,
 }
 
 impl<'a> Loader<'a> {
@@ -109,26 +114,52 @@ impl<'a> Loader<'a> {
             args,
             params,
             backend,
+            current: PathBuf::new(),
         }
     }
 
+    /// Reads one INPUT or REF. A directory gives one input per run of
+    /// text files and one per corpus file in it (`.jsonl`, `.jsonl.gz`,
+    /// `.jsonl.zst`, `.parquet`), in path order.
     fn input(&mut self, path: &Path, is_ref: bool) -> Result<()> {
         let name = display_name(path);
-        let first = self.corpus.docs.len() as u32;
-        let index = self.corpus.inputs.len() as u32;
         let is_dir = !is_stdin(path)
             && std::fs::metadata(path)
                 .map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?
                 .is_dir();
-        let (kind, files) = if is_dir {
-            (Kind::Tree, self.tree(path, index)?)
-        } else {
-            (self.jsonl(path, index)?, Vec::new())
-        };
+        if !is_dir {
+            return self.add(path, is_ref, |me, index| me.jsonl(path, index));
+        }
+        let walk = tree::walk(path, self.args.input.max_size, self.args.strict)?;
+        self.corpus.skipped += walk.skipped;
+        let is_corpus = |(p, _): &(PathBuf, u64)| Format::is_corpus_name(p);
+        for run in walk.files.chunk_by(|x, y| !is_corpus(x) && !is_corpus(y)) {
+            if is_corpus(&run[0]) {
+                let file = &run[0].0;
+                self.add(file, is_ref, |me, index| me.jsonl(file, index))?;
+            } else {
+                self.add(path, is_ref, |me, index| me.tree(run, index))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one input with `read` and records what it gave.
+    fn add(
+        &mut self,
+        path: &Path,
+        is_ref: bool,
+        read: impl FnOnce(&mut Self, u32) -> Result<(Kind, Format, Vec<PathBuf>)>,
+    ) -> Result<()> {
+        let first = self.corpus.docs.len() as u32;
+        let index = self.corpus.inputs.len() as u32;
+        self.current = path.to_owned();
+        let (kind, format, files) = read(self, index)?;
         let count = self.corpus.docs.len() as u32 - first;
         self.corpus.inputs.push(Input {
             path: path.to_owned(),
             kind,
+            format,
             is_ref,
             first,
             count,
@@ -175,7 +206,7 @@ impl<'a> Loader<'a> {
         let path = match self.corpus.inputs.get(input as usize) {
             Some(i) => display_name(&i.path),
             // The input being read now is pushed once it is done.
-            None => display_name(self.current_path(input)),
+            None => display_name(&self.current),
         };
         if line == 0 {
             format!("'{path}'")
@@ -184,21 +215,15 @@ impl<'a> Loader<'a> {
         }
     }
 
-    fn current_path(&self, input: u32) -> &Path {
-        let all: Vec<&PathBuf> = self.args.against.iter().chain(&self.args.inputs).collect();
-        all.get(input as usize)
-            .map_or(Path::new("?"), |p| p.as_path())
-    }
-
-    fn tree(&mut self, root: &Path, input: u32) -> Result<Vec<PathBuf>> {
-        let walk = tree::walk(root, self.args.input.max_size, self.args.strict)?;
-        self.corpus.skipped += walk.skipped;
-        let total: u64 = walk.files.iter().map(|(_, size)| size).sum();
+    /// Signs the text files `files` of a directory, each one document
+    /// whose id is its path.
+    fn tree(&mut self, files: &[(PathBuf, u64)], input: u32) -> Result<(Kind, Format, Vec<PathBuf>)> {
+        let total: u64 = files.iter().map(|(_, size)| size).sum();
         let bar = progress::bytes(Some(total), self.args.batch.quiet);
         let mut kept = Vec::new();
         let (params, backend, strict) = (self.params, self.backend, self.args.strict);
         let opts = self.args.input;
-        for chunk in walk.files.chunks(256) {
+        for chunk in files.chunks(256) {
             let signed: Vec<Result<Option<Fingerprint>>> = chunk
                 .par_iter()
                 .map(|(path, _)| match crate::input::read_text(path, &opts) {
@@ -222,27 +247,20 @@ impl<'a> Loader<'a> {
             }
         }
         bar.finish_and_clear();
-        Ok(kept)
+        Ok((Kind::Tree, Format::Jsonl, kept))
     }
 
     /// Reads a JSONL input, documents or signatures (told apart by the
     /// first line), in parallel batches.
-    fn jsonl(&mut self, path: &Path, input: u32) -> Result<Kind> {
+    fn jsonl(&mut self, path: &Path, input: u32) -> Result<(Kind, Format, Vec<PathBuf>)> {
         let name = display_name(path);
         let io_err = |e: io::Error| anyhow!("reading '{name}': {}", describe(&e));
-        let (mut reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if is_stdin(path) {
-            (
-                Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
-                None,
-            )
-        } else {
-            let file = File::open(path).map_err(io_err)?;
-            let size = file.metadata().map_err(io_err)?.len();
-            (
-                Box::new(BufReader::with_capacity(1 << 20, file)),
-                Some(size),
-            )
+        let columns = Columns {
+            id: &self.args.id_field,
+            text: &self.args.text_field,
         };
+        let source = format::open(path, columns)?;
+        let (mut reader, total) = (source.lines, source.total);
         // Sniff the first non-blank line, then put it back in front.
         let mut head = Vec::new();
         loop {
@@ -290,7 +308,7 @@ impl<'a> Loader<'a> {
             Ok(())
         })?;
         bar.finish_and_clear();
-        Ok(kind)
+        Ok((kind, source.format, Vec::new()))
     }
 }
 
@@ -376,6 +394,7 @@ mod tests {
             unreachable!()
         };
         let mut loader = Loader::new(&args, Params::DEFAULT, Backend::detect());
+        loader.current = args.inputs[0].clone();
         let fp = Fingerprint::of("", Params::DEFAULT);
         let mut push = |id: &str, line| loader.push(id.to_owned(), fp.clone(), 0, line);
         // "ab" and "cd" have one hash here.

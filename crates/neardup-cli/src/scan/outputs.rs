@@ -3,15 +3,16 @@
 //! renamed into place only when the whole scan has succeeded.
 
 use std::fs::File;
-use std::io::{self, BufReader};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use neardup::scan::{lines, Outcome, Pair};
 use neardup::{Digest, Receipt};
 use rayon::prelude::*;
 
-use super::corpus::{Corpus, Kind};
+use super::corpus::{Corpus, Input, Kind};
+use crate::format::{Columns, Format};
 use super::ScanArgs;
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::Batches;
@@ -81,7 +82,7 @@ impl Sinks {
     }
 
     /// Writes everything, then renames every file into place.
-    pub fn write(mut self, corpus: &Corpus, outcome: &Outcome) -> Result<()> {
+    pub fn write(mut self, corpus: &Corpus, outcome: &Outcome, args: &ScanArgs) -> Result<()> {
         let mut dropped = vec![false; corpus.docs.len()];
         for &d in &outcome.dropped {
             dropped[d as usize] = true;
@@ -119,7 +120,7 @@ impl Sinks {
             sink.write(out.as_bytes())?;
         }
         if let Some(sink) = &mut self.deduped {
-            write_deduped(sink, corpus, &dropped)?;
+            write_deduped(sink, corpus, &dropped, args)?;
         }
         for sink in [
             self.pairs,
@@ -191,8 +192,30 @@ fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
 
 /// The kept documents of every input that is not `--against`, in input
 /// order: JSONL lines unchanged, files as `{"id","text"}` lines.
-fn write_deduped(sink: &mut Sink, corpus: &Corpus, dropped: &[bool]) -> Result<()> {
-    for input in corpus.inputs.iter().filter(|i| !i.is_ref) {
+fn write_deduped(sink: &mut Sink, corpus: &Corpus, dropped: &[bool], args: &ScanArgs) -> Result<()> {
+    let inputs: Vec<&Input> = corpus.inputs.iter().filter(|i| !i.is_ref).collect();
+    let format = deduped_format(args, &inputs);
+    if format == Format::Parquet {
+        return write_deduped_parquet(sink, &inputs, dropped);
+    }
+    let mut out: Box<dyn Write + '_> = match format {
+        Format::Gzip => Box::new(flate2::write::GzEncoder::new(
+            &mut *sink,
+            flate2::Compression::default(),
+        )),
+        Format::Zstd => Box::new(
+            zstd::stream::write::Encoder::new(&mut *sink, 3)
+                .map_err(|e| anyhow!("starting zstd: {}", describe(&e)))?
+                .auto_finish(),
+        ),
+        _ => Box::new(&mut *sink),
+    };
+    let columns = Columns {
+        id: &args.id_field,
+        text: &args.text_field,
+    };
+    let fail = |e: io::Error| anyhow!("{}", describe(&e));
+    for input in inputs {
         let name = display_name(&input.path);
         let docs = input.first..input.first + input.count;
         match input.kind {
@@ -206,18 +229,17 @@ fn write_deduped(sink: &mut Sink, corpus: &Corpus, dropped: &[bool]) -> Result<(
                     })?;
                     let text = String::from_utf8_lossy(&bytes);
                     let line = format!(
-                        r#"{{"id":{},"text":{}}}"#,
+                        "{{\"id\":{},\"text\":{}}}\n",
                         corpus.docs[d as usize].id,
                         serde_json::to_string(&text)?
                     );
-                    sink.write(line.as_bytes())?;
-                    sink.write(b"\n")?;
+                    out.write_all(line.as_bytes()).map_err(fail)?;
                 }
             }
             Kind::Documents | Kind::Signatures => {
-                let file = File::open(&input.path)
-                    .map_err(|e| anyhow!("reading '{name}' again: {}", describe(&e)))?;
-                let lines = Batches::new(BufReader::with_capacity(1 << 20, file), 8 << 20);
+                let source = crate::format::open(&input.path, columns)
+                    .with_context(|| format!("reading '{name}' again"))?;
+                let lines = Batches::new(source.lines, 8 << 20);
                 let mut d = input.first;
                 for batch in lines {
                     let batch = batch.map_err(|e: io::Error| {
@@ -228,16 +250,51 @@ fn write_deduped(sink: &mut Sink, corpus: &Corpus, dropped: &[bool]) -> Result<(
                             return Err(anyhow!("'{name}' changed during the scan"));
                         }
                         if !dropped[d as usize] {
-                            sink.write(&l.bytes)?;
+                            out.write_all(&l.bytes).map_err(fail)?;
                             if l.bytes.last() != Some(&b'\n') {
-                                sink.write(b"\n")?;
+                                out.write_all(b"\n").map_err(fail)?;
                             }
                         }
                         d += 1;
                     }
                 }
+                if d != input.first + input.count {
+                    return Err(anyhow!("'{name}' changed during the scan"));
+                }
             }
         }
     }
+    out.flush().map_err(fail)?;
     Ok(())
+}
+
+/// The deduped corpus's format: the one its file name asks for (`.gz`,
+/// `.zst`, `.parquet`, `.jsonl`), else the format every new input shares
+/// (a directory of text files counts as JSONL), else plain JSONL.
+fn deduped_format(args: &ScanArgs, inputs: &[&Input]) -> Format {
+    if let Some(f) = args.write_deduped.as_deref().and_then(Format::of_name) {
+        return f;
+    }
+    match inputs.split_first() {
+        Some((first, rest)) if rest.iter().all(|i| i.format == first.format) => first.format,
+        _ => Format::Jsonl,
+    }
+}
+
+/// A Parquet deduped corpus: every new input must be Parquet with one
+/// schema, and the kept rows are copied with it.
+fn write_deduped_parquet(sink: &mut Sink, inputs: &[&Input], dropped: &[bool]) -> Result<()> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let name = display_name(&input.path);
+        if input.format != Format::Parquet {
+            bail!("--write-deduped writes Parquet only from Parquet inputs, and '{name}' is not Parquet (name the output .jsonl to get JSONL)");
+        }
+        let file = File::open(&input.path)
+            .map_err(|e| anyhow!("reading '{name}' again: {}", describe(&e)))?;
+        let range = input.first as usize..(input.first + input.count) as usize;
+        let keep: Vec<bool> = dropped[range].iter().map(|&d| !d).collect();
+        files.push((name, file, keep));
+    }
+    crate::format::write_deduped_parquet(files, sink)
 }

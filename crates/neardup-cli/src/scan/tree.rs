@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 
+use crate::format::Format;
 use crate::input::{describe, display_name};
 
 /// The files found under a root, with their sizes.
@@ -75,7 +76,7 @@ pub fn walk(root: &Path, max_size: u64, strict: bool) -> Result<Walk> {
             match std::fs::metadata(&path) {
                 Ok(m) if m.is_dir() && !matches!(link, Ok(true)) => stack.push(path),
                 Ok(m) if m.is_dir() => {}
-                Ok(m) if m.len() > max_size => skip(
+                Ok(m) if m.len() > max_size && !Format::is_corpus_name(&path) => skip(
                     &mut out,
                     format!(
                         "'{name}' is {} bytes, over the --max-size limit of {max_size} bytes",
