@@ -3,8 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use neardup::{Comparison, Params, ShingleSet};
-use serde_json::json;
+use neardup::{Comparison, Doc, Params};
 
 use crate::args::CompareArgs;
 use crate::explain;
@@ -17,11 +16,12 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
-    let c = compare_in_parallel(&a, &b, params);
+    let c = compare_in_parallel(&a, &b, params)?;
     let evidence = args
         .explain
         .explain
-        .then(|| neardup::explain(&a, &b, params));
+        .then(|| neardup::explain(&a, &b, params))
+        .transpose()?;
     // Microsecond resolution: finer digits would be noise.
     let elapsed_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     // The receipt file comes before stdout, so a failed write leaves no
@@ -46,32 +46,19 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     print(&out)
 }
 
-/// [`neardup::compare`], with the two texts normalized and shingled on two
-/// threads at once.
-fn compare_in_parallel(a: &str, b: &str, params: Params) -> Comparison {
-    let (na, nb) = rayon::join(|| neardup::normalize(a), || neardup::normalize(b));
-    let k = params.k();
-    let (sa, sb) = rayon::join(|| ShingleSet::new(&na, k), || ShingleSet::new(&nb, k));
-    Comparison::of_sets([(&na, &sa), (&nb, &sb)], params)
+/// [`neardup::compare`], with the two documents made on two threads at
+/// once.
+pub fn compare_in_parallel(a: &str, b: &str, params: Params) -> Result<Comparison> {
+    let (da, db) = rayon::join(|| Doc::new(a, params), || Doc::new(b, params));
+    Ok(Comparison::of(&da, &db)?)
 }
 
-/// The `--json` object: the receipt and its hash, plus figures for humans
-/// that are deliberately kept outside the receipt.
+/// The `--json` object: the core's [`neardup::Report`], plus the elapsed
+/// time, which only this command knows.
 pub fn to_json(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> serde_json::Value {
-    let estimate = c.estimate();
-    json!({
-        "a": names[0],
-        "b": names[1],
-        "verdict": c.receipt.verdict.as_str(),
-        "matches": c.receipt.matches,
-        "n": c.receipt.params.n(),
-        "similarity": estimate.map(|e| e.similarity),
-        "similarity_interval_95": estimate.map(|e| [e.low, e.high]),
-        "jaccard": c.jaccard,
-        "receipt": c.receipt.to_json(),
-        "receipt_sha256": c.receipt.sha256().to_string(),
-        "elapsed_ms": elapsed_ms,
-    })
+    let mut out = serde_json::to_value(c.report([&names[0], &names[1]])).unwrap_or_default();
+    out["elapsed_ms"] = elapsed_ms.into();
+    out
 }
 
 fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {

@@ -1,21 +1,19 @@
 //! `neardup scan`: every near-duplicate pair of a corpus, verified, with a
 //! receipt hash each, clustered, in bounded memory (see `SCAN.md`).
 //!
-//! The scan is a chain of stages, each reading what the previous one left
-//! and each working over partitions that a distributed engine could run
-//! apart:
+//! The algorithm is the core's ([`neardup::scan`]); this module is its
+//! engine on one machine, and owns only the I/O:
 //!
 //! 1. **sign** ([`corpus`]): inputs, one shard per input, signed in
 //!    parallel batches (or signatures read back from `sign --jsonl`);
-//! 2. **exact** ([`pairs::exact`]): documents grouped by `normalized_sha256`;
-//!    each group's first document stands for it from here on;
-//! 3. **bands** ([`runs`]): one record `(band, key, doc)` per band of each
-//!    signature, partitioned by band, sorted in runs that spill to a temp
-//!    dir beyond `--memory`, then k-way merged;
+//! 2. **exact**: the core's [`neardup::scan::exact`];
+//! 3. **bands** ([`runs`]): the core's band records of each representative,
+//!    sorted in runs that spill to a temp dir beyond `--memory`, then k-way
+//!    merged;
 //! 4. **pairs** ([`pairs::near`]): each bucket of the merged stream gives
-//!    candidate pairs, counted once (in the first band they share) and kept
-//!    only when their exact slot-match count meets the threshold;
-//! 5. **clusters**: union-find over the kept pairs ([`neardup::Clusters`]).
+//!    the core's candidates, verified in parallel batches by
+//!    [`neardup::scan::Plan::verify`]'s rule;
+//! 5. **clusters**: [`neardup::scan::Outcome`].
 //!
 //! Every output is sorted by input order, so it is byte-identical whatever
 //! the thread count or memory budget.
@@ -30,9 +28,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use neardup::{Banding, Clusters, Params, Threshold};
+use neardup::scan::{self, Outcome, Plan};
+use neardup::{Params, Threshold};
 
 use crate::args::{BatchArgs, InputArgs, ParamArgs};
 use crate::input::describe;
@@ -111,21 +110,7 @@ pub struct ScanArgs {
 /// Parses a threshold like `0.75` exactly, into basis points: no float
 /// ever decides which pairs are reported.
 fn parse_threshold(s: &str) -> Result<Threshold, String> {
-    let bad = || format!("'{s}' is not a threshold like 0.75 (0 < T <= 1, at most 4 decimals)");
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    if frac.len() > 4 || !(int == "0" || int == "1" || int.is_empty()) {
-        return Err(bad());
-    }
-    if !frac.bytes().all(|b| b.is_ascii_digit()) || (int.is_empty() && frac.is_empty()) {
-        return Err(bad());
-    }
-    let frac_bp: u32 = format!("{frac:0<4}").parse().map_err(|_| bad())?;
-    let bp = if int == "1" {
-        10_000 + frac_bp
-    } else {
-        frac_bp
-    };
-    Threshold::from_basis_points(bp).ok_or_else(bad)
+    Threshold::parse(s).map_err(|e| e.to_string())
 }
 
 /// Paths to remove if the user presses Ctrl-C: the temp dir and the
@@ -148,32 +133,19 @@ fn remove_on_interrupt(path: PathBuf) {
     }
 }
 
-/// The scan's settings, once checked.
-pub struct Plan {
-    pub params: Params,
-    pub threshold: Threshold,
-    pub banding: Banding,
-    pub memory: u64,
-}
-
 pub fn run(args: &ScanArgs) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
-    let banding = match (args.bands, args.rows) {
-        (Some(b), Some(r)) => Banding::new(b, r, params.n()).with_context(|| {
-            format!(
+    let plan = match (args.bands, args.rows) {
+        (Some(b), Some(r)) => Plan::with_banding(params, args.threshold, b, r).map_err(|_| {
+            anyhow!(
                 "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
                 params.n()
             )
         })?,
-        _ => Banding::for_threshold(args.threshold, params.n()),
+        _ => Plan::new(params, args.threshold),
     };
-    let plan = Plan {
-        params,
-        threshold: args.threshold,
-        banding,
-        memory: args.memory,
-    };
+    let banding = plan.banding();
     let all_inputs = args.against.iter().chain(&args.inputs);
     crate::input::at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
     if args.write_deduped.is_some() && args.inputs.iter().any(|p| crate::input::is_stdin(p)) {
@@ -215,10 +187,18 @@ pub fn run(args: &ScanArgs) -> Result<()> {
         let corpus = corpus::Corpus::load(args, params)?;
         time("sign", &mut times);
 
-        let exact = pairs::exact(&corpus);
+        scan::check(&corpus.fps, corpus.refs, &plan)?;
+        let exact = scan::exact(&corpus.fps, corpus.refs);
         time("exact", &mut times);
 
-        let bands = runs::band_records(&corpus, &exact.representatives, &plan, temp.path(), quiet)?;
+        let bands = runs::band_records(
+            &corpus,
+            &exact.representatives,
+            &plan,
+            args.memory,
+            temp.path(),
+            quiet,
+        )?;
         time("bands", &mut times);
 
         let near = pairs::near(&corpus, bands, &plan, quiet)?;
@@ -227,17 +207,12 @@ pub fn run(args: &ScanArgs) -> Result<()> {
         let exact_pairs = exact.pairs.len();
         let mut all = exact.pairs;
         all.extend(near.pairs);
-        all.sort_unstable_by_key(|p| (p.a, p.b));
-        all.dedup_by_key(|p| (p.a, p.b));
-        let mut clusters = Clusters::new(corpus.docs.len());
-        for p in &all {
-            clusters.union(p.a, p.b);
-        }
-        let groups = clusters.groups();
+        let outcome = Outcome::new(corpus.docs.len(), corpus.refs, all)?;
         time("clusters", &mut times);
 
-        let written = sinks.write(&corpus, &all, &groups, params)?;
+        sinks.write(&corpus, &outcome)?;
         time("outputs", &mut times);
+        let all = &outcome.pairs;
 
         if !quiet {
             let total: Duration = start.elapsed();
@@ -259,7 +234,7 @@ pub fn run(args: &ScanArgs) -> Result<()> {
                 banding.rows(),
                 banding.bands() * banding.rows(),
                 params.n(),
-                args.threshold.as_f64(),
+                args.threshold,
                 100.0 * banding.miss_probability(args.threshold)
             );
             eprintln!(
@@ -288,8 +263,8 @@ pub fn run(args: &ScanArgs) -> Result<()> {
             );
             eprintln!(
                 "  clusters: {}, documents dropped: {}",
-                groups.len(),
-                written.dropped
+                outcome.clusters.len(),
+                outcome.dropped.len()
             );
             eprintln!(
                 "  time: {}, total {:.2}s",
@@ -302,24 +277,4 @@ pub fn run(args: &ScanArgs) -> Result<()> {
     // Removing the temp dir is part of success: report a failure to.
     temp.close()
         .map_err(|e| anyhow::anyhow!("removing the temp dir: {}", describe(&e)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thresholds_parse_exactly() {
-        let bp = |s| parse_threshold(s).map(|t| t.basis_points());
-        assert_eq!(bp("0.75"), Ok(7500));
-        assert_eq!(bp(".8"), Ok(8000));
-        assert_eq!(bp("1"), Ok(10_000));
-        assert_eq!(bp("1.0"), Ok(10_000));
-        assert_eq!(bp("0.0001"), Ok(1));
-        for bad in [
-            "0", "0.0", "1.5", "2", "0.12345", "-0.5", "", ".", "0.7x", "1e-1",
-        ] {
-            assert!(bp(bad).is_err(), "{bad}");
-        }
-    }
 }

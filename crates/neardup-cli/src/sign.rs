@@ -5,7 +5,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::{Fingerprint, Params};
+use neardup::{Fingerprint, Params, SignatureRecord};
 
 use crate::args::SignArgs;
 use crate::input::{at_most_one_stdin, describe, display_name, is_stdin, read_text};
@@ -31,13 +31,7 @@ fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
     for path in &args.files {
         let text = read_text(path, &args.input)?;
         let name = serde_json::to_string(&display_name(path))?;
-        line(
-            &mut out,
-            "path",
-            &name,
-            &Fingerprint::of(&text, params),
-            params,
-        );
+        SignatureRecord::write(&mut out, "path", &name, &Fingerprint::of(&text, params));
     }
     sink.write(out.as_bytes())
 }
@@ -62,13 +56,7 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
     let sign_one = |l: &Line| -> Result<String> {
         let doc = fields.parse(l)?;
         let mut out = String::with_capacity(160 + 8 * params.n());
-        line(
-            &mut out,
-            "id",
-            &doc.id,
-            &Fingerprint::of(&doc.text, params),
-            params,
-        );
+        SignatureRecord::write(&mut out, "id", &doc.id, &Fingerprint::of(&doc.text, params));
         Ok(out)
     };
 
@@ -105,23 +93,4 @@ fn open(path: &Path) -> Result<(Box<dyn BufRead + Send>, Option<u64>)> {
         Box::new(BufReader::with_capacity(1 << 20, file)),
         Some(meta.len()),
     ))
-}
-
-/// Appends one signature line. `key` names the document field (`path` or
-/// `id`) and `name` is its value as raw JSON. Written by hand: this runs
-/// once per document of a corpus, and every value is a number, a hex
-/// string or `null`.
-pub fn line(out: &mut String, key: &str, name: &str, f: &Fingerprint, params: Params) {
-    use std::fmt::Write;
-    let quoted = |d: Option<String>| d.map_or_else(|| "null".to_owned(), |s| format!("\"{s}\""));
-    let _ = writeln!(
-        out,
-        r#"{{"{key}":{name},"k":{},"n":{},"normalized_sha256":"{}","shingles":{},"signature":{},"signature_sha256":{}}}"#,
-        params.k(),
-        params.n(),
-        f.normalized_sha256,
-        f.shingles,
-        quoted(f.signature.as_ref().map(|s| s.to_hex())),
-        quoted(f.signature.as_ref().map(|s| s.sha256().to_string())),
-    );
 }

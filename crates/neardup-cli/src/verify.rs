@@ -1,8 +1,7 @@
 //! `neardup verify`: recompute a receipt from the texts and compare (SPEC §10).
 
 use anyhow::{Context, Result};
-use neardup::{Digest, Mismatch, Receipt};
-use serde_json::json;
+use neardup::{Digest, Receipt};
 
 use crate::args::VerifyArgs;
 use crate::input::{at_most_one_stdin, decode, display_name, read_bytes, read_text};
@@ -34,40 +33,22 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome> {
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
 
-    let actual = neardup::compare(&a, &b, claimed.params).receipt;
-    let mut mismatches = claimed.diff(&actual);
-    if let Some(hash) = expected_hash {
-        if hash != actual.sha256() {
-            mismatches.push(Mismatch {
-                field: "receipt_sha256".to_owned(),
-                claimed: hash.to_string(),
-                actual: actual.sha256().to_string(),
-            });
-        }
-    }
+    let actual = crate::compare::compare_in_parallel(&a, &b, claimed.params)?.receipt;
+    let v = claimed.check(&actual, expected_hash.as_ref());
+    let mismatches = &v.mismatches;
     let out = if args.json {
-        let fields: Vec<_> = mismatches
-            .iter()
-            .map(|m| json!({"field": m.field, "meaning": m.meaning(), "claimed": m.claimed, "actual": m.actual}))
-            .collect();
-        json!({
-            "verified": mismatches.is_empty(),
-            "receipt_sha256": actual.sha256().to_string(),
-            "mismatches": fields,
-        })
-        .to_string()
-            + "\n"
-    } else if mismatches.is_empty() {
-        format!("VERIFIED  {}  {}\n", actual.sha256(), actual.verdict)
+        serde_json::to_string(&v)? + "\n"
+    } else if v.verified {
+        format!("VERIFIED  {}  {}\n", v.receipt_sha256, v.verdict)
     } else {
         let mut s = format!("MISMATCH  {} field(s) differ\n", mismatches.len());
-        for m in &mismatches {
+        for m in mismatches {
             s += &format!("  {m}\n");
         }
         s
     };
     print(&out)?;
-    Ok(if mismatches.is_empty() {
+    Ok(if v.verified {
         Outcome::Verified
     } else {
         Outcome::Mismatch

@@ -642,7 +642,7 @@ fn all_pairs(root: &Path, sigs: &str, bp: u64) -> BTreeSet<(String, String)> {
     let sig: Vec<(String, neardup::Signature)> = lines
         .iter()
         .filter_map(|l| {
-            let s = neardup::Signature::from_hex(l["signature"].as_str()?)?;
+            let s = neardup::Signature::from_hex(l["signature"].as_str()?).ok()?;
             Some((l["id"].as_str().unwrap().to_owned(), s))
         })
         .collect();

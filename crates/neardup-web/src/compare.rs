@@ -1,6 +1,6 @@
 //! Compare: two documents' bytes in, the page's result object out.
 
-use neardup::{normalize, Comparison, Error, Fingerprint, Params, Receipt, ShingleSet};
+use neardup::{normalize, Backend, Comparison, Doc, Error, Params, ShingleSet};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -24,8 +24,10 @@ pub struct CompareRequest {
 
 /// Compares document A with document B (the order matters).
 ///
-/// Returns `{"ok": true, "verdict", "matches", "k", "n", "similarity",
-/// "interval", "jaccard", "shingles", "receipt", "receipt_sha256"}`, or
+/// Returns the core's [`neardup::Report`], the object `neardup compare
+/// --json` prints (`a`, `b`, `jaccard`, `matches`, `n`, `receipt`,
+/// `receipt_sha256`, `similarity`, `similarity_interval_95`, `verdict`),
+/// plus `"ok": true`; or
 /// `{"ok": false, "field", "error"}` where `field` is `k`, `n`, `a` or `b`.
 /// `progress` hears each [`Stage`] as it starts.
 pub fn compare(
@@ -36,22 +38,14 @@ pub fn compare(
     let run = || -> Result<Value, (&'static str, String)> {
         let params = params(&req.k, &req.n)?;
         let texts = decode_both(texts, req.lossy, req.names.as_ref(), progress)?;
-        let c = comparison(texts, params, progress);
-        let r = &c.receipt;
-        let estimate = c.estimate();
-        Ok(json!({
-            "ok": true,
-            "verdict": r.verdict.as_str(),
-            "matches": r.matches,
-            "k": r.params.k(),
-            "n": r.params.n(),
-            "similarity": estimate.map(|e| e.similarity),
-            "interval": estimate.map(|e| [e.low, e.high]),
-            "jaccard": c.jaccard,
-            "shingles": [r.documents[0].shingles, r.documents[1].shingles],
-            "receipt": r.canonical(),
-            "receipt_sha256": r.sha256().to_string(),
-        }))
+        let c = comparison(texts, params, progress)?;
+        let names = req
+            .names
+            .as_ref()
+            .map_or(["document A", "document B"], |n| [&n[0], &n[1]]);
+        let mut out = serde_json::to_value(c.report(names)).unwrap_or_default();
+        out["ok"] = true.into();
+        Ok(out)
     };
     run().unwrap_or_else(|(field, error)| failure(field, &error))
 }
@@ -112,28 +106,23 @@ pub(crate) fn comparison(
     texts: [String; 2],
     params: Params,
     progress: &mut dyn FnMut(Stage),
-) -> Comparison {
+) -> Result<Comparison, (&'static str, String)> {
     let [a, b] = texts;
-    progress(Stage::Normalize(0));
-    let na = normalize(&a);
-    drop(a);
-    progress(Stage::Shingle(0));
-    let sa = ShingleSet::new(&na, params.k());
-    progress(Stage::Sign(0));
-    let fa = Fingerprint::of_set(&na, &sa, params);
-    progress(Stage::Normalize(1));
-    let nb = normalize(&b);
-    drop(b);
-    progress(Stage::Shingle(1));
-    let sb = ShingleSet::new(&nb, params.k());
-    progress(Stage::Sign(1));
-    let fb = Fingerprint::of_set(&nb, &sb, params);
+    let backend = Backend::detect();
+    let mut doc = |i: usize, text: String| {
+        progress(Stage::Normalize(i));
+        let normalized = normalize(&text);
+        drop(text);
+        progress(Stage::Shingle(i));
+        let set = ShingleSet::owned(normalized, params.k(), backend);
+        progress(Stage::Sign(i));
+        Doc::from_shingles(set, params)
+    };
+    let fail = |e: Error| ("k", e.to_string());
+    let da = doc(0, a).map_err(fail)?;
+    let db = doc(1, b).map_err(fail)?;
     progress(Stage::Combine);
-    Comparison {
-        receipt: Receipt::new(&fa, &fb, params),
-        jaccard: sa.jaccard(&sb),
-        fingerprints: [fa, fb],
-    }
+    Comparison::of(&da, &db).map_err(fail)
 }
 
 #[cfg(test)]
@@ -165,7 +154,7 @@ mod tests {
         for (a, b) in pairs {
             for k in [1, 2, 5] {
                 let p = Params::new(k, 16).unwrap();
-                let staged = comparison([a.into(), b.into()], p, &mut |_| {});
+                let staged = comparison([a.into(), b.into()], p, &mut |_| {}).unwrap();
                 let core = neardup::compare(a, b, p);
                 assert_eq!(staged.receipt, core.receipt);
                 assert_eq!(staged.fingerprints, core.fingerprints);

@@ -58,7 +58,7 @@ pub fn explain(
         let params = shingle_size(&req.k)?;
         let [a, b] = decode_both(texts, req.lossy, req.names.as_ref(), progress)?;
         progress(Stage::Explain);
-        let e = neardup::explain(&a, &b, params);
+        let e = neardup::explain(&a, &b, params).map_err(|e| ("a", e.to_string()))?;
         let shown = longest_in_order(&e, req.max_passages.unwrap_or(DEFAULT_MAX_PASSAGES));
         let utf16_a = utf16_offsets(&a, shown.iter().map(|p| &p.a));
         let utf16_b = utf16_offsets(&b, shown.iter().map(|p| &p.b));
@@ -179,7 +179,7 @@ mod tests {
     #[test]
     fn the_cli_span_fields_are_kept() {
         let (a, b) = ("one two three four", "zero one two three");
-        let e = neardup::explain(a, b, neardup::Params::new(2, 16).unwrap());
+        let e = neardup::explain(a, b, neardup::Params::new(2, 16).unwrap()).unwrap();
         let out = explain([a.into(), b.into()], &req("2"), &mut |_| {});
         let cli = serde_json::to_value(e.passages[0]).unwrap();
         for side in ["a", "b"] {

@@ -1,7 +1,7 @@
 //! Verify: a supplied receipt and two documents in, VERIFIED, MISMATCH or
 //! MALFORMED out, by the same rules as `neardup verify` (SPEC §10).
 
-use neardup::{Digest, Mismatch, Receipt};
+use neardup::{Digest, Receipt};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -30,9 +30,10 @@ pub struct VerifyRequest {
 /// Recomputes the receipt from the texts with the supplied receipt's own
 /// `k` and `n` and compares field by field.
 ///
-/// Returns `{"ok": true, "status": "VERIFIED" | "MISMATCH", "receipt_sha256",
-/// "verdict", "mismatches": [{"field", "meaning", "claimed", "actual",
-/// "text"}]}`, `{"ok": true, "status": "MALFORMED", "error"}` for a receipt
+/// Returns the core's [`neardup::Verification`] object (`verified`,
+/// `receipt_sha256`, `verdict`, `mismatches: [{"actual", "claimed",
+/// "field", "meaning"}]`, as `neardup verify --json` prints it) plus
+/// `"ok": true` and `"status": "VERIFIED" | "MISMATCH"`, `{"ok": true, "status": "MALFORMED", "error"}` for a receipt
 /// that SPEC §10 rejects, or `{"ok": false, "field", "error"}` when the
 /// texts or the expected hash cannot be read.
 ///
@@ -62,29 +63,15 @@ pub fn verify(texts: [Vec<u8>; 2], req: &VerifyRequest, progress: &mut dyn FnMut
         Ok(t) => t,
         Err((field, e)) => return failure(field, &e),
     };
-    let actual = comparison(texts, claimed.params, progress).receipt;
-    let mut mismatches = claimed.diff(&actual);
-    if let Some(hash) = expected.filter(|h| *h != actual.sha256()) {
-        mismatches.push(Mismatch {
-            field: "receipt_sha256".to_owned(),
-            claimed: hash.to_string(),
-            actual: actual.sha256().to_string(),
-        });
-    }
-    let fields: Vec<Value> = mismatches
-        .iter()
-        .map(|m| {
-            json!({"field": m.field, "meaning": m.meaning(), "claimed": m.claimed,
-                   "actual": m.actual, "text": m.to_string()})
-        })
-        .collect();
-    json!({
-        "ok": true,
-        "status": if mismatches.is_empty() { "VERIFIED" } else { "MISMATCH" },
-        "receipt_sha256": actual.sha256().to_string(),
-        "verdict": actual.verdict.as_str(),
-        "mismatches": fields,
-    })
+    let actual = match comparison(texts, claimed.params, progress) {
+        Ok(c) => c.receipt,
+        Err((field, e)) => return failure(field, &e),
+    };
+    let v = claimed.check(&actual, expected.as_ref());
+    let mut out = serde_json::to_value(&v).unwrap_or_default();
+    out["ok"] = true.into();
+    out["status"] = if v.verified { "VERIFIED" } else { "MISMATCH" }.into();
+    out
 }
 
 #[cfg(test)]

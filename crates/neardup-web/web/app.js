@@ -253,6 +253,10 @@
       } else showError('compare-error', r.error);
       return;
     }
+    // The receipt object keeps serde's canonical key order and holds only
+    // integers, nulls and ASCII strings, so JSON.stringify gives back
+    // exactly the canonical bytes.
+    r.canonical = JSON.stringify(r.receipt);
     lastReceipt = r;
     const v = $('verdict');
     v.textContent = r.verdict;
@@ -262,13 +266,13 @@
     $('n-out').textContent = String(r.n);
     $('similarity').textContent = r.similarity === null
       ? 'no signature'
-      : `${pct(r.similarity)} · 95% interval ${pct(r.interval[0])} to ${pct(r.interval[1])}`;
+      : `${pct(r.similarity)} · 95% interval ${pct(r.similarity_interval_95[0])} to ${pct(r.similarity_interval_95[1])}`;
     $('jaccard').textContent = r.jaccard === null ? '—' : r.jaccard.toFixed(4);
-    $('shingles-a').textContent = fmtInt(r.shingles[0]);
-    $('shingles-b').textContent = fmtInt(r.shingles[1]);
-    $('k-out').textContent = `k = ${r.k} words`;
+    $('shingles-a').textContent = fmtInt(r.receipt.documents[0].shingles);
+    $('shingles-b').textContent = fmtInt(r.receipt.documents[1].shingles);
+    $('k-out').textContent = `k = ${r.receipt.k} words`;
     $('elapsed').textContent = job.ms < 1000 ? `${job.ms.toFixed(0)} ms` : `${(job.ms / 1000).toFixed(2)} s`;
-    $('receipt').textContent = r.receipt;
+    $('receipt').textContent = r.canonical;
     $('receipt-sha256').textContent = r.receipt_sha256;
     result.hidden = false;
     result.dataset.state = 'done';
@@ -310,7 +314,7 @@
 
   $('use-receipt').addEventListener('click', () => {
     if (!lastReceipt) return;
-    $('verify-receipt').value = lastReceipt.receipt;
+    $('verify-receipt').value = lastReceipt.canonical;
     $('verify-sha256').value = lastReceipt.receipt_sha256;
     selectTab($('tab-verify'), false);
     $('verify').focus();

@@ -1,5 +1,7 @@
 //! Clusters: union-find over document numbers, with a deterministic keeper.
 
+use crate::Error;
+
 /// Union-find over documents numbered `0..len` in input order.
 ///
 /// **Keeper rule:** every cluster is represented by its smallest document
@@ -10,12 +12,13 @@
 ///
 /// ```
 /// use neardup::Clusters;
-/// let mut c = Clusters::new(6);
+/// let mut c = Clusters::new(6)?;
 /// c.union(4, 2);
 /// c.union(5, 4);
 /// c.union(1, 3);
 /// assert_eq!(c.groups(), vec![vec![1, 3], vec![2, 4, 5]]);
 /// assert_eq!(c.keeper(5), 2);
+/// # Ok::<(), neardup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Clusters {
@@ -23,15 +26,13 @@ pub struct Clusters {
 }
 
 impl Clusters {
-    /// `len` documents, each alone.
-    ///
-    /// # Panics
-    /// If `len` does not fit in a `u32` (4 billion documents).
-    pub fn new(len: usize) -> Clusters {
-        let len = u32::try_from(len).expect("at most u32::MAX documents");
-        Clusters {
+    /// `len` documents, each alone; refused beyond `u32::MAX` documents,
+    /// since documents are numbered with 32 bits.
+    pub fn new(len: usize) -> Result<Clusters, Error> {
+        let len = u32::try_from(len).map_err(|_| Error::TooManyDocuments(len as u64))?;
+        Ok(Clusters {
             parent: (0..len).collect(),
-        }
+        })
     }
 
     /// The number of documents.
@@ -104,11 +105,11 @@ mod tests {
     #[test]
     fn keeper_is_first_in_input_order_whatever_the_union_order() {
         let pairs = [(7u32, 3u32), (3, 9), (9, 1), (5, 6), (0, 0)];
-        let mut forward = Clusters::new(10);
+        let mut forward = Clusters::new(10).unwrap();
         for &(a, b) in &pairs {
             forward.union(a, b);
         }
-        let mut backward = Clusters::new(10);
+        let mut backward = Clusters::new(10).unwrap();
         for &(a, b) in pairs.iter().rev() {
             backward.union(b, a);
         }
@@ -121,16 +122,16 @@ mod tests {
 
     #[test]
     fn singletons_are_not_clusters() {
-        let mut c = Clusters::new(3);
+        let mut c = Clusters::new(3).unwrap();
         assert!(c.groups().is_empty());
         assert_eq!(c.len(), 3);
-        assert!(Clusters::new(0).is_empty());
+        assert!(Clusters::new(0).unwrap().is_empty());
     }
 
     #[test]
     fn long_chains_compress() {
         let n = 100_000u32;
-        let mut c = Clusters::new(n as usize);
+        let mut c = Clusters::new(n as usize).unwrap();
         for i in (1..n).rev() {
             c.union(i, i - 1);
         }

@@ -1,6 +1,8 @@
 //! Comparing two texts: the receipt plus what only humans need.
 
-use crate::{normalize, Fingerprint, Params, Receipt, ShingleSet};
+use serde::Serialize;
+
+use crate::{normalize, Doc, Error, Fingerprint, Params, Receipt, ShingleSet};
 
 /// The result of comparing two texts.
 #[derive(Debug, Clone)]
@@ -47,15 +49,6 @@ impl Estimate {
     }
 }
 
-impl Comparison {
-    /// The MinHash estimate, when both documents have a signature.
-    pub fn estimate(&self) -> Option<Estimate> {
-        self.receipt
-            .matches
-            .map(|m| Estimate::new(m, self.receipt.params.n()))
-    }
-}
-
 /// Compares text `a` with text `b` (the order matters for the receipt).
 ///
 /// ```
@@ -73,22 +66,96 @@ pub fn compare(a: &str, b: &str, params: Params) -> Comparison {
         ShingleSet::new(&na, params.k()),
         ShingleSet::new(&nb, params.k()),
     );
-    Comparison::of_sets([(&na, &sa), (&nb, &sb)], params)
+    Comparison::of_sets([&sa, &sb], params)
 }
 
 impl Comparison {
-    /// The comparison of two normalized texts whose shingle sets the caller
-    /// built, [`compare`]'s last step. It lets a caller with threads
-    /// normalize and shingle the two texts at the same time; this crate
+    /// The comparison of two documents, refused when they were made with
+    /// different params. It reads neither text again, so a caller with
+    /// threads can build the two [`Doc`]s at the same time; this crate
     /// stays single-threaded so that it runs anywhere, wasm included.
-    pub fn of_sets(docs: [(&str, &ShingleSet<'_>); 2], params: Params) -> Comparison {
-        let [(na, sa), (nb, sb)] = docs;
-        let fa = Fingerprint::of_set(na, sa, params);
-        let fb = Fingerprint::of_set(nb, sb, params);
+    pub fn of(a: &Doc, b: &Doc) -> Result<Comparison, Error> {
+        Ok(Comparison {
+            receipt: Receipt::new(a.fingerprint(), b.fingerprint())?,
+            jaccard: a.shingles().jaccard(b.shingles()),
+            fingerprints: [a.fingerprint().clone(), b.fingerprint().clone()],
+        })
+    }
+
+    /// The comparison of two shingle sets of one `K`, both signed with
+    /// `params`: [`compare`]'s last step, for texts the caller keeps.
+    pub fn of_sets(sets: [&ShingleSet<'_>; 2], params: Params) -> Comparison {
+        let [sa, sb] = sets;
+        let fa = Fingerprint::of_set(sa.normalized(), sa, params);
+        let fb = Fingerprint::of_set(sb.normalized(), sb, params);
         Comparison {
-            receipt: Receipt::new(&fa, &fb, params),
+            receipt: Receipt::of_same(&fa, &fb),
             jaccard: sa.jaccard(sb),
             fingerprints: [fa, fb],
         }
     }
+
+    /// The MinHash estimate, when both documents have a signature.
+    pub fn estimate(&self) -> Option<Estimate> {
+        self.receipt
+            .matches
+            .map(|m| Estimate::new(m, self.receipt.params.n()))
+    }
+
+    /// The comparison as every adapter reports it (`neardup compare
+    /// --json`, the page, the bindings), naming the documents `names`.
+    pub fn report<'a>(&'a self, names: [&'a str; 2]) -> Report<'a> {
+        let estimate = self.estimate();
+        Report {
+            a: names[0],
+            b: names[1],
+            jaccard: self.jaccard,
+            matches: self.receipt.matches,
+            n: self.receipt.params.n(),
+            receipt: &self.receipt,
+            receipt_sha256: self.receipt.sha256().to_string(),
+            similarity: estimate.map(|e| e.similarity),
+            similarity_interval_95: estimate.map(|e| [e.low, e.high]),
+            verdict: self.receipt.verdict.as_str(),
+        }
+    }
+}
+
+/// One comparison's JSON object, the one schema of every adapter: the
+/// receipt and its hash, plus figures for humans that are deliberately
+/// kept outside the receipt. Fields are in key order, as the CLI has
+/// always printed them.
+///
+/// ```
+/// use neardup::{compare, Params};
+/// let c = compare("a b c d e f g h", "a b c d e f g x", Params::new(2, 128).unwrap());
+/// let json = serde_json::to_value(c.report(["a.txt", "b.txt"]))?;
+/// assert_eq!(json["verdict"], c.receipt.verdict.as_str());
+/// assert_eq!(json["receipt_sha256"], c.receipt.sha256().to_string());
+/// assert_eq!(json["receipt"]["algorithm"], "kar-shingle-minhash-v1");
+/// assert_eq!(json["similarity_interval_95"].as_array().unwrap().len(), 2);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct Report<'a> {
+    /// Document A's name.
+    pub a: &'a str,
+    /// Document B's name.
+    pub b: &'a str,
+    /// The exact Jaccard similarity, `null` when both sets are empty.
+    pub jaccard: Option<f64>,
+    /// The receipt's matching slots.
+    pub matches: Option<u32>,
+    /// `N`.
+    pub n: usize,
+    /// The receipt, as its canonical object.
+    pub receipt: &'a Receipt,
+    /// SHA-256 of the canonical receipt.
+    pub receipt_sha256: String,
+    /// `matches / N`.
+    pub similarity: Option<f64>,
+    /// The 95% interval of the similarity, `[low, high]`.
+    pub similarity_interval_95: Option<[f64; 2]>,
+    /// The verdict's name.
+    pub verdict: &'static str,
 }

@@ -52,6 +52,13 @@ fn nibble(c: u8) -> Option<u8> {
 /// Lowercase hex digits, indexed by nibble.
 pub(crate) const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// Serialized as its 64 hex digits, as every output writes it.
+impl serde::Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut buf = [0u8; 64];

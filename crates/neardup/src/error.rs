@@ -6,7 +6,10 @@ use std::fmt;
 ///
 /// Messages are lowercase and quote the offending value, so that an adapter
 /// can print them as they are after adding its own context (a file name).
+/// It is `#[non_exhaustive]`: a later version may refuse more things, and
+/// an adapter's `match` must keep a catch-all arm for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// `K` outside `1..=64` (SPEC, Parameters).
     ShingleSize(u64),
@@ -22,6 +25,48 @@ pub enum Error {
     },
     /// A hex digest that is not 64 lowercase hex digits.
     Digest(String),
+    /// A scan threshold outside `0 < T <= 1` or with more than 4 decimals,
+    /// as the user wrote it.
+    Threshold(String),
+    /// LSH bands × rows that do not fit `N` slots.
+    Banding {
+        /// The bands asked for.
+        bands: u64,
+        /// The rows per band asked for.
+        rows: u64,
+        /// The signature length they must fit in.
+        n: u64,
+    },
+    /// A signature of a length SPEC v1 does not allow, or not the run's `N`.
+    SignatureLength {
+        /// The number of slots found.
+        got: u64,
+        /// What was needed: `16..=256`, or the run's `N`.
+        want: String,
+    },
+    /// A signature hex string with a character that is not lowercase hex.
+    SignatureHex(String),
+    /// More documents than `u32` document numbers can count.
+    TooManyDocuments(u64),
+    /// Documents of one run fingerprinted with different `K` or `N`.
+    MixedParams {
+        /// The document whose parameters differ.
+        doc: u64,
+        /// Its `(K, N)`.
+        got: (u64, u64),
+        /// The run's `(K, N)`.
+        want: (u64, u64),
+    },
+    /// A text too long for evidence: `explain` indexes words with 31 bits.
+    TooManyWords(u64),
+    /// A signature record (a `neardup sign` line) that does not hold
+    /// together: `field` names where, and `problem` says what, naming it.
+    MalformedRecord {
+        /// The record field at fault.
+        field: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// Bytes that are not UTF-8, decoded strictly.
     InvalidUtf8 {
         /// The offset of the first invalid byte.
@@ -42,6 +87,39 @@ impl fmt::Display for Error {
             Error::Digest(s) => {
                 write!(f, "expected 64 lowercase hex digits, got '{}'", Snippet(s))
             }
+            Error::Threshold(s) => write!(
+                f,
+                "'{}' is not a threshold like 0.75 (0 < T <= 1, at most 4 decimals)",
+                Snippet(s)
+            ),
+            Error::Banding { bands, rows, n } => write!(
+                f,
+                "{bands} bands × {rows} rows must be at least 1 each and use at most n = {n} slots"
+            ),
+            Error::SignatureLength { got, want } => {
+                write!(f, "a signature must have {want} slots, got {got}")
+            }
+            Error::SignatureHex(s) => write!(
+                f,
+                "a signature must be 8·n lowercase hex digits, got '{}'",
+                Snippet(s)
+            ),
+            Error::TooManyDocuments(n) => write!(
+                f,
+                "{n} documents: a scan numbers documents with 32 bits, so at most 4294967295"
+            ),
+            Error::MixedParams { doc, got, want } => write!(
+                f,
+                "document {doc} was signed with k={}, n={}, but this run uses k={}, n={}",
+                got.0, got.1, want.0, want.1
+            ),
+            Error::TooManyWords(w) => write!(
+                f,
+                "a text of {w} words is too long for evidence (at most 2147483647)"
+            ),
+            // The problem names the field already, in the words a user
+            // reads: "field 'shingles' is 0 but the signature is set".
+            Error::MalformedRecord { problem, .. } => f.write_str(problem),
             Error::InvalidUtf8 { offset, binary } => {
                 write!(f, "invalid UTF-8 at byte {offset}")?;
                 if *binary {

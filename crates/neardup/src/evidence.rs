@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::span::locate;
 use crate::suffix_automaton::SuffixAutomaton;
-use crate::{Params, Span, Words};
+use crate::{Error, Params, Span, Words};
 
 /// A word of A that does not occur in B: a symbol B's automaton has no
 /// transition for.
@@ -61,7 +61,7 @@ impl Evidence {
     /// ```
     /// use neardup::{explain, Params};
     /// let p = Params::new(2, 128)?;
-    /// let e = explain("a b x c d e y", "c d e q a b", p);
+    /// let e = explain("a b x c d e y", "c d e q a b", p)?;
     /// let words: Vec<usize> = e.longest().iter().map(|p| p.words).collect();
     /// assert_eq!(words, [3, 2]);
     /// # Ok::<(), neardup::Error>(())
@@ -111,7 +111,7 @@ impl Evidence {
 /// use neardup::{explain, Params};
 /// let a = "The cat sat on the mat. It was a sunny day in the city.";
 /// let b = "It was a SUNNY day\nin the city. The cat sat on the mat.";
-/// let e = explain(a, b, Params::new(3, 128)?);
+/// let e = explain(a, b, Params::new(3, 128)?)?;
 /// assert_eq!(e.passages.len(), 2);
 /// let p = e.longest()[0];
 /// assert_eq!((p.words, p.b.line), (8, 1));
@@ -120,9 +120,15 @@ impl Evidence {
 /// assert_eq!((e.shared_words_a, e.coverage_a), (14, 1.0));
 /// # Ok::<(), neardup::Error>(())
 /// ```
-pub fn explain(a: &str, b: &str, params: Params) -> Evidence {
+///
+/// # Errors
+/// [`Error::TooManyWords`] for a text of `2³¹` words or more (a text of
+/// more than 4 GB): the automaton numbers its states with 32 bits.
+pub fn explain(a: &str, b: &str, params: Params) -> Result<Evidence, Error> {
     let k = params.k();
     let (wa, wb) = (Words::new(a), Words::new(b));
+    within_word_limit(wa.len())?;
+    within_word_limit(wb.len())?;
 
     // Intern B's words as dense ids; A's words become the same ids, or
     // ABSENT. Two runs of words are equal exactly when their ids are, and
@@ -191,7 +197,7 @@ pub fn explain(a: &str, b: &str, params: Params) -> Evidence {
 
     let shared_words_a = covered(marked_a.iter().copied(), k);
     let shared_words_b = covered(marked_b.iter().copied(), k);
-    Evidence {
+    Ok(Evidence {
         passages,
         words_a: wa.len(),
         words_b: wb.len(),
@@ -199,7 +205,18 @@ pub fn explain(a: &str, b: &str, params: Params) -> Evidence {
         shared_words_b,
         coverage_a: ratio(shared_words_a, wa.len()),
         coverage_b: ratio(shared_words_b, wb.len()),
+    })
+}
+
+/// The most words a text may have for evidence: word and state numbers
+/// are 32-bit, and the automaton has up to `2·words + 1` states.
+const MAX_WORDS: usize = (1 << 31) - 1;
+
+fn within_word_limit(words: usize) -> Result<(), Error> {
+    if words > MAX_WORDS {
+        return Err(Error::TooManyWords(words as u64));
     }
+    Ok(())
 }
 
 /// The number of words inside the marked shingles (shingle `j` holds words
@@ -229,6 +246,21 @@ mod tests {
     use crate::normalize;
     use crate::shingle::shingles;
     use proptest::prelude::*;
+
+    /// Every text here is far below the word limit.
+    fn explain(a: &str, b: &str, params: Params) -> Evidence {
+        super::explain(a, b, params).unwrap()
+    }
+
+    #[test]
+    fn the_word_limit_is_an_error() {
+        assert!(within_word_limit(MAX_WORDS).is_ok());
+        let e = within_word_limit(1 << 31).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a text of 2147483648 words is too long for evidence (at most 2147483647)"
+        );
+    }
 
     fn k(k: u64) -> Params {
         Params::new(k, 128).unwrap()

@@ -7,9 +7,13 @@ use crate::{normalize, Digest, Params, ShingleSet, Signature};
 ///
 /// Two fingerprints made with the same [`Params`] are enough to build a pair
 /// receipt ([`crate::Receipt::new`]), so a corpus can be signed once and
-/// compared pairwise without reading the texts again.
+/// compared pairwise without reading the texts again. The params travel
+/// with the fingerprint, so that a receipt is never built from two
+/// fingerprints made with different ones.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fingerprint {
+    /// The `K` and `N` it was made with.
+    pub params: Params,
     /// SHA-256 of the normalized text's UTF-8 bytes.
     pub normalized_sha256: Digest,
     /// The number of distinct shingle strings.
@@ -38,10 +42,13 @@ impl Fingerprint {
     }
 
     /// The fingerprint of an already normalized text whose shingle set the
-    /// caller has built (and may keep, for the exact Jaccard).
-    pub fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
+    /// caller has built with `params`' `K` (and may keep, for the exact
+    /// Jaccard). Crate-private: [`crate::Doc`] is the public way, and checks
+    /// the `K`.
+    pub(crate) fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
         let base = set.base_hashes();
         Fingerprint {
+            params,
             normalized_sha256: Digest::of(normalized.as_bytes()),
             shingles: set.len() as u64,
             signature: Signature::from_base_hashes(&base, params),

@@ -24,6 +24,7 @@
 mod cluster;
 mod compare;
 mod digest;
+mod doc;
 mod error;
 mod evidence;
 mod fingerprint;
@@ -36,6 +37,8 @@ mod params;
 mod permutation;
 mod platform;
 mod receipt;
+mod record;
+pub mod scan;
 #[cfg(target_arch = "x86_64")]
 mod sha_ni;
 pub mod shingle;
@@ -47,8 +50,9 @@ mod verdict;
 mod words;
 
 pub use cluster::Clusters;
-pub use compare::{compare, Comparison, Estimate};
+pub use compare::{compare, Comparison, Estimate, Report};
 pub use digest::Digest;
+pub use doc::Doc;
 pub use error::Error;
 pub use evidence::{explain, Evidence, Passage};
 pub use fingerprint::Fingerprint;
@@ -57,7 +61,8 @@ pub use normalize::{normalize, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
 pub use platform::Backend;
-pub use receipt::{DocumentDigest, Mismatch, Receipt, ALGORITHM};
+pub use receipt::{DocumentDigest, Mismatch, Receipt, Verification, ALGORITHM};
+pub use record::SignatureRecord;
 pub use shingle::ShingleSet;
 pub use signature::{h0, Signature};
 pub use span::Span;

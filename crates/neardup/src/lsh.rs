@@ -5,7 +5,10 @@
 //! by [`Threshold::accepts`] on the exact slot-match count, in integers, so
 //! a band key collision can cost time but never adds a false positive.
 
-use crate::Signature;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::{Error, Signature};
 
 /// A similarity threshold, held exactly in basis points (1/10 000): `0.75`
 /// is 7 500. A pair meets it when `10000·matches >= bp·N`, compared in
@@ -13,10 +16,12 @@ use crate::Signature;
 ///
 /// ```
 /// use neardup::Threshold;
-/// let t = Threshold::from_basis_points(7500).unwrap();
+/// let t: Threshold = "0.75".parse()?;
+/// assert_eq!(t, Threshold::from_basis_points(7500)?);
 /// assert!(t.accepts(96, 128)); // 0.75 exactly
 /// assert!(!t.accepts(95, 128));
-/// assert!(Threshold::from_basis_points(0).is_none());
+/// assert!(Threshold::from_basis_points(0).is_err());
+/// # Ok::<(), neardup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Threshold(u32);
@@ -25,10 +30,35 @@ impl Threshold {
     /// The NEAR-DUPLICATE line of SPEC §8: 0.75.
     pub const NEAR_DUPLICATE: Threshold = Threshold(7500);
 
-    /// `bp` basis points, `1..=10000`; `None` outside that range (a zero
+    /// `bp` basis points, `1..=10000`; refused outside that range (a zero
     /// threshold would make every pair a candidate).
-    pub fn from_basis_points(bp: u32) -> Option<Threshold> {
-        (1..=10_000).contains(&bp).then_some(Threshold(bp))
+    pub fn from_basis_points(bp: u32) -> Result<Threshold, Error> {
+        if (1..=10_000).contains(&bp) {
+            Ok(Threshold(bp))
+        } else {
+            Err(Error::Threshold(decimal(bp)))
+        }
+    }
+
+    /// Parses a threshold written as a decimal, `0.75`, `.8` or `1`,
+    /// exactly: at most 4 decimals, no exponent, so that no float rounding
+    /// ever decides which pairs are reported.
+    pub fn parse(s: &str) -> Result<Threshold, Error> {
+        let bad = || Error::Threshold(s.to_owned());
+        let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+        let int_ok = int == "0" || int == "1" || int.is_empty();
+        let frac_ok = frac.len() <= 4 && frac.bytes().all(|b| b.is_ascii_digit());
+        if !int_ok || !frac_ok || (int.is_empty() && frac.is_empty()) {
+            return Err(bad());
+        }
+        // Pad to 4 digits: ".8" is 8000 basis points.
+        let frac_bp = frac
+            .bytes()
+            .chain(std::iter::repeat(b'0'))
+            .take(4)
+            .fold(0u32, |acc, d| 10 * acc + u32::from(d - b'0'));
+        let bp = if int == "1" { 10_000 } else { 0 } + frac_bp;
+        Threshold::from_basis_points(bp).map_err(|_| bad())
     }
 
     /// The threshold in basis points.
@@ -47,6 +77,32 @@ impl Threshold {
     }
 }
 
+impl FromStr for Threshold {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Threshold, Error> {
+        Threshold::parse(s)
+    }
+}
+
+/// The shortest decimal of the threshold: `0.75`, `1`, `0.0001`.
+impl fmt::Display for Threshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&decimal(self.0))
+    }
+}
+
+/// Basis points as the shortest decimal that [`Threshold::parse`] reads
+/// back: 7500 is `0.75`.
+fn decimal(bp: u32) -> String {
+    let (int, frac) = (bp / 10_000, bp % 10_000);
+    if frac == 0 {
+        return int.to_string();
+    }
+    let digits = format!("{frac:04}");
+    format!("{int}.{}", digits.trim_end_matches('0'))
+}
+
 /// How a signature of `N` slots is cut into bands: band `i` is slots
 /// `i·rows .. (i+1)·rows`. Two documents become a candidate pair when all
 /// the slots of at least one band agree. Slots past `bands·rows` are unused.
@@ -56,6 +112,7 @@ impl Threshold {
 /// let b = Banding::for_threshold(Threshold::NEAR_DUPLICATE, 128);
 /// assert_eq!((b.bands(), b.rows()), (25, 5));
 /// assert!(b.miss_probability(Threshold::NEAR_DUPLICATE) <= 0.01);
+/// assert!(Banding::new(26, 5, 128).is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Banding {
@@ -68,13 +125,21 @@ impl Banding {
     /// pair exactly at the threshold.
     pub const MAX_MISS: f64 = 0.01;
 
-    /// `bands` bands of `rows` slots; `None` unless both are at least 1 and
-    /// `bands·rows <= n`.
-    pub fn new(bands: usize, rows: usize, n: usize) -> Option<Banding> {
+    /// `bands` bands of `rows` slots; refused unless both are at least 1
+    /// and `bands·rows <= n`.
+    pub fn new(bands: usize, rows: usize, n: usize) -> Result<Banding, Error> {
         let fits = bands
             .checked_mul(rows)
             .is_some_and(|used| used >= 1 && used <= n);
-        (bands >= 1 && rows >= 1 && fits).then_some(Banding { bands, rows })
+        if bands >= 1 && rows >= 1 && fits {
+            Ok(Banding { bands, rows })
+        } else {
+            Err(Error::Banding {
+                bands: bands as u64,
+                rows: rows as u64,
+                n: n as u64,
+            })
+        }
     }
 
     /// The banding for `threshold` with `n` slots: the most rows per band
@@ -130,15 +195,27 @@ impl Banding {
     ///
     /// # Panics
     /// If `band >= self.bands()` or the signature is shorter than the
-    /// banding.
+    /// banding: a programming error, since a [`crate::scan::Plan`] checks
+    /// every signature's length before banding it.
     pub fn key(self, signature: &Signature, band: usize) -> u64 {
         assert!(band < self.bands, "band {band} out of {}", self.bands);
-        let slots = &signature.slots()[band * self.rows..(band + 1) * self.rows];
         let mut h = mix(0x6e65_6172_6475_7031 ^ band as u64);
-        for &slot in slots {
+        for &slot in self.band(signature.slots(), band) {
             h = mix(h ^ u64::from(slot));
         }
         h
+    }
+
+    /// The slots of band `band`.
+    pub fn band(self, slots: &[u32], band: usize) -> &[u32] {
+        &slots[band * self.rows..(band + 1) * self.rows]
+    }
+
+    /// The first band whose slots all agree, if any: the one band where a
+    /// candidate pair is counted, so that no pair is verified twice.
+    pub fn first_shared_band(self, a: &Signature, b: &Signature) -> Option<usize> {
+        let (a, b) = (a.slots(), b.slots());
+        (0..self.bands).find(|&e| self.band(a, e) == self.band(b, e))
     }
 }
 
@@ -199,15 +276,53 @@ mod tests {
         assert!(!t(7500).accepts(95, 128));
         assert!(t(10_000).accepts(128, 128));
         assert!(!t(10_000).accepts(127, 128));
-        assert!(Threshold::from_basis_points(10_001).is_none());
+        assert!(Threshold::from_basis_points(10_001).is_err());
+    }
+
+    #[test]
+    fn thresholds_parse_exactly() {
+        let bp = |s: &str| Threshold::parse(s).map(|t| t.basis_points());
+        assert_eq!(bp("0.75"), Ok(7500));
+        assert_eq!(bp(".8"), Ok(8000));
+        assert_eq!(bp("1"), Ok(10_000));
+        assert_eq!(bp("1.0"), Ok(10_000));
+        assert_eq!(bp("0.0001"), Ok(1));
+        for bad in [
+            "0", "0.0", "1.5", "2", "0.12345", "-0.5", "", ".", "0.7x", "1e-1", "+.5", "0.-1",
+        ] {
+            assert!(bp(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            Threshold::parse("1.5").unwrap_err().to_string(),
+            "'1.5' is not a threshold like 0.75 (0 < T <= 1, at most 4 decimals)"
+        );
+        for t in ["0.75", "1", "0.0001", "0.35", "0.7"] {
+            assert_eq!(Threshold::parse(t).unwrap().to_string(), t);
+        }
+    }
+
+    #[test]
+    fn first_shared_band() {
+        let b = Banding::new(4, 4, 16).unwrap();
+        let a = Signature::from_slots((0..16).collect()).unwrap();
+        let mut slots: Vec<u32> = (0..16).collect();
+        slots[0] = 99;
+        slots[5] = 99;
+        let c = Signature::from_slots(slots).unwrap();
+        assert_eq!(b.first_shared_band(&a, &c), Some(2));
+        assert_eq!(b.first_shared_band(&a, &a), Some(0));
     }
 
     #[test]
     fn banding_must_fit() {
-        assert!(Banding::new(32, 4, 128).is_some());
-        assert!(Banding::new(33, 4, 128).is_none());
-        assert!(Banding::new(0, 4, 128).is_none());
-        assert!(Banding::new(usize::MAX, 2, 128).is_none());
+        assert!(Banding::new(32, 4, 128).is_ok());
+        assert!(Banding::new(33, 4, 128).is_err());
+        assert!(Banding::new(0, 4, 128).is_err());
+        assert!(Banding::new(usize::MAX, 2, 128).is_err());
+        assert_eq!(
+            Banding::new(33, 4, 128).unwrap_err().to_string(),
+            "33 bands × 4 rows must be at least 1 each and use at most n = 128 slots"
+        );
     }
 
     #[test]

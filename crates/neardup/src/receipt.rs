@@ -39,7 +39,9 @@ impl From<&Fingerprint> for DocumentDigest {
 /// let text = c.receipt.canonical();
 /// assert!(text.starts_with(r#"{"algorithm":"kar-shingle-minhash-v1","documents":[{"#));
 /// assert_eq!(Receipt::parse(&text)?, c.receipt);
-/// assert!(c.receipt.verify("one two three four five six", "one two three four five seven").is_empty());
+/// let v = c.receipt.verify("one two three four five six", "one two three four five seven", None);
+/// assert!(v.verified && v.mismatches.is_empty());
+/// assert!(!c.receipt.verify("one two three four five six", "", None).verified);
 /// # Ok::<(), neardup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +58,21 @@ pub struct Receipt {
 
 impl Receipt {
     /// The receipt of a pair, from the two documents' fingerprints alone.
-    /// Both must have been made with `params`.
-    pub fn new(a: &Fingerprint, b: &Fingerprint, params: Params) -> Receipt {
+    /// Refused when they were made with different params.
+    pub fn new(a: &Fingerprint, b: &Fingerprint) -> Result<Receipt, Error> {
+        if a.params != b.params {
+            return Err(Error::MixedParams {
+                doc: 1,
+                got: (b.params.k() as u64, b.params.n() as u64),
+                want: (a.params.k() as u64, a.params.n() as u64),
+            });
+        }
+        Ok(Receipt::of_same(a, b))
+    }
+
+    /// [`Receipt::new`] of two fingerprints known to share their params.
+    pub(crate) fn of_same(a: &Fingerprint, b: &Fingerprint) -> Receipt {
+        let params = a.params;
         let matches = match (&a.signature, &b.signature) {
             (Some(sa), Some(sb)) => Some(sa.matches(sb)),
             _ => None,
@@ -84,12 +99,6 @@ impl Receipt {
         Digest::of(self.canonical().as_bytes())
     }
 
-    /// The receipt as a JSON value (the same object as the canonical form),
-    /// for embedding in larger documents.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(Wire::from(self)).unwrap_or_default()
-    }
-
     /// Parses a supplied receipt strictly, as SPEC §10 says: any key order
     /// and whitespace, but no missing, extra or duplicated field, no wrong
     /// type (`5.0` is not an integer), no unknown algorithm, no `k` or `n`
@@ -114,14 +123,37 @@ impl Receipt {
         }
     }
 
-    /// Recomputes the receipt of `a` and `b` with this receipt's own `k` and
-    /// `n`, and lists every field that differs. Empty means verified.
-    pub fn verify(&self, a: &str, b: &str) -> Vec<Mismatch> {
-        self.diff(&compare(a, b, self.params).receipt)
+    /// Verifies this (claimed) receipt against the texts `a` and `b`
+    /// (SPEC §10): recomputes their receipt with this receipt's own `k` and
+    /// `n`, and lists every field that differs, plus the receipt hash when
+    /// the caller expects one.
+    pub fn verify(&self, a: &str, b: &str, expected_sha256: Option<&Digest>) -> Verification {
+        self.check(&compare(a, b, self.params).receipt, expected_sha256)
+    }
+
+    /// [`Receipt::verify`] against a receipt the caller recomputed itself
+    /// (on threads, or in stages with progress): the one verification step
+    /// every adapter runs.
+    pub fn check(&self, actual: &Receipt, expected_sha256: Option<&Digest>) -> Verification {
+        let mut mismatches = self.diff(actual);
+        let hash = actual.sha256();
+        if let Some(expected) = expected_sha256.filter(|&e| *e != hash) {
+            mismatches.push(Mismatch {
+                field: "receipt_sha256".to_owned(),
+                claimed: expected.to_string(),
+                actual: hash.to_string(),
+            });
+        }
+        Verification {
+            verified: mismatches.is_empty(),
+            receipt_sha256: hash,
+            verdict: actual.verdict,
+            mismatches,
+        }
     }
 
     /// The fields where `actual` differs from this (claimed) receipt.
-    pub fn diff(&self, actual: &Receipt) -> Vec<Mismatch> {
+    fn diff(&self, actual: &Receipt) -> Vec<Mismatch> {
         let mut out = Vec::new();
         let mut check = |field: String, claimed: String, got: String| {
             if claimed != got {
@@ -170,6 +202,13 @@ impl Receipt {
     }
 }
 
+/// Serialized as its canonical object.
+impl Serialize for Receipt {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Wire::from(self).serialize(s)
+    }
+}
+
 impl fmt::Display for Receipt {
     /// Writes the canonical form.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -179,6 +218,21 @@ impl fmt::Display for Receipt {
 
 fn show<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "null".to_owned(), |v| v.to_string())
+}
+
+/// What verifying a receipt found: `verified` exactly when there is no
+/// mismatch. Serialized as every adapter reports it, keys sorted like
+/// every JSON object neardup prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verification {
+    /// Every field that differs, in receipt order, then the hash.
+    pub mismatches: Vec<Mismatch>,
+    /// The hash of the receipt the texts give.
+    pub receipt_sha256: Digest,
+    /// The verdict the texts give.
+    pub verdict: Verdict,
+    /// Whether every field agrees.
+    pub verified: bool,
 }
 
 /// One field where a claimed receipt and the recomputed one differ.
@@ -216,6 +270,19 @@ impl Mismatch {
                 _ => format!("'{f}' differs"),
             },
         }
+    }
+}
+
+/// Serialized as `{"actual", "claimed", "field", "meaning"}`.
+impl Serialize for Mismatch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Mismatch", 4)?;
+        m.serialize_field("actual", &self.actual)?;
+        m.serialize_field("claimed", &self.claimed)?;
+        m.serialize_field("field", &self.field)?;
+        m.serialize_field("meaning", &self.meaning())?;
+        m.end()
     }
 }
 
@@ -409,7 +476,7 @@ mod tests {
     fn canonical_round_trip() {
         let r = sample();
         assert_eq!(Receipt::parse(&r.canonical()), Ok(r));
-        let pretty = serde_json::to_string_pretty(&r.to_json()).unwrap();
+        let pretty = serde_json::to_string_pretty(&r).unwrap();
         assert_eq!(Receipt::parse(&pretty), Ok(r));
     }
 

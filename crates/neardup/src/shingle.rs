@@ -1,5 +1,6 @@
 //! Word K-shingles and the distinct shingle set (SPEC §2).
 
+use std::borrow::Cow;
 use std::collections::hash_map::Entry as Entry_;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -57,7 +58,9 @@ pub fn shingles(normalized: &str, k: usize) -> impl Iterator<Item = &str> {
 /// strings, so the set stays exact even on a 64-bit collision.
 #[derive(Debug, Clone, Default)]
 pub struct ShingleSet<'a> {
-    normalized: &'a str,
+    /// Borrowed for a one-off comparison; owned by a [`crate::Doc`], which
+    /// a binding holds without a lifetime.
+    normalized: Cow<'a, str>,
     k: usize,
     /// One entry per distinct shingle, the first occurrence.
     distinct: Vec<Entry>,
@@ -120,8 +123,28 @@ impl<'a> ShingleSet<'a> {
 
     /// [`ShingleSet::new`] on a chosen backend.
     pub fn with_backend(normalized: &'a str, k: usize, backend: Backend) -> ShingleSet<'a> {
+        ShingleSet::build(Cow::Borrowed(normalized), k, backend)
+    }
+
+    /// [`ShingleSet::with_backend`] of a normalized text it keeps.
+    pub fn owned(normalized: String, k: usize, backend: Backend) -> ShingleSet<'static> {
+        ShingleSet::build(Cow::Owned(normalized), k, backend)
+    }
+
+    /// The shingle size `K`, in words.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The normalized text the shingles are slices of.
+    pub fn normalized(&self) -> &str {
+        &self.normalized
+    }
+
+    fn build(normalized: Cow<'a, str>, k: usize, backend: Backend) -> ShingleSet<'a> {
+        let text: &str = &normalized;
         let k = k.max(1);
-        let total = shingle_count(normalized, k);
+        let total = shingle_count(text, k);
         let bits = (total / PARTITION)
             .max(1)
             .next_power_of_two()
@@ -136,7 +159,7 @@ impl<'a> ShingleSet<'a> {
         let mut keys = Vec::with_capacity(CHUNK);
         let mut flush = |spans: &mut Vec<(usize, usize)>| {
             keys.clear();
-            backend.keys(normalized.as_bytes(), spans, &mut keys);
+            backend.keys(text.as_bytes(), spans, &mut keys);
             for (&key, &(start, end)) in keys.iter().zip(spans.iter()) {
                 // `checked_shr` because a shift by 64 (one partition) is
                 // not defined on u64.
@@ -145,7 +168,7 @@ impl<'a> ShingleSet<'a> {
             }
             spans.clear();
         };
-        for_each_span(normalized, k, |start, end| {
+        for_each_span(text, k, |start, end| {
             spans.push((start, end));
             if spans.len() == CHUNK {
                 flush(&mut spans);
@@ -205,7 +228,7 @@ impl<'a> ShingleSet<'a> {
     }
 
     /// The text of an entry.
-    fn text(&self, e: Entry) -> &'a str {
+    fn text(&self, e: Entry) -> &str {
         let rest = &self.normalized[e.start()..];
         let len = e.len().unwrap_or_else(|| {
             let end = memchr::memchr_iter(b' ', rest.as_bytes()).nth(self.k - 1);
@@ -225,7 +248,7 @@ impl<'a> ShingleSet<'a> {
     }
 
     /// The distinct shingles, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         self.distinct.iter().map(|&e| self.text(e))
     }
 
@@ -404,7 +427,7 @@ mod tests {
     #[test]
     fn equal_keys_with_different_strings_stay_apart() {
         let mut set = ShingleSet {
-            normalized: "a b a c",
+            normalized: "a b a c".into(),
             k: 1,
             distinct: Vec::new(),
         };

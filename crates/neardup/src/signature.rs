@@ -5,7 +5,7 @@ use std::fmt;
 use sha2::{Digest as _, Sha256};
 
 use crate::digest::HEX;
-use crate::{permutations, Backend, Digest, Params};
+use crate::{permutations, Backend, Digest, Error, Params};
 
 /// `h0(s)`: the first 4 bytes of SHA-256 of `s`, big-endian (SPEC §3).
 ///
@@ -48,12 +48,17 @@ impl Signature {
         Some(Signature(slots.into_boxed_slice()))
     }
 
-    /// Wraps slot values read from elsewhere (a signature file). `None` if
-    /// `slots` is not a valid signature length.
-    pub fn from_slots(slots: Vec<u32>) -> Option<Signature> {
-        Params::N_RANGE
-            .contains(&(slots.len() as u64))
-            .then(|| Signature(slots.into_boxed_slice()))
+    /// Wraps slot values read from elsewhere (a signature file, an array
+    /// from a binding). Refused unless `slots` is a valid signature length.
+    pub fn from_slots(slots: Vec<u32>) -> Result<Signature, Error> {
+        if Params::N_RANGE.contains(&(slots.len() as u64)) {
+            Ok(Signature(slots.into_boxed_slice()))
+        } else {
+            Err(Error::SignatureLength {
+                got: slots.len() as u64,
+                want: "16..=256".to_owned(),
+            })
+        }
     }
 
     /// The slot values `sig[0] .. sig[N-1]`.
@@ -65,28 +70,48 @@ impl Signature {
     /// digits, in slot order.
     pub fn to_hex(&self) -> String {
         let mut out = String::with_capacity(8 * self.0.len());
+        self.write_hex(&mut out);
+        out
+    }
+
+    /// Appends [`Signature::to_hex`] to `out`, without a string of its own.
+    pub fn write_hex(&self, out: &mut String) {
+        out.reserve(8 * self.0.len());
         for slot in self.0.iter() {
             for shift in (0..8).rev() {
                 out.push(char::from(HEX[((slot >> (4 * shift)) & 15) as usize]));
             }
         }
-        out
     }
 
     /// Parses a signature hex string: `8·N` lowercase hex digits.
-    pub fn from_hex(hex: &str) -> Option<Signature> {
-        if hex.len() % 8 != 0 || !hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
-            return None;
+    ///
+    /// ```
+    /// use neardup::Signature;
+    /// let sig = Signature::from_hex(&"0000000a".repeat(16))?;
+    /// assert_eq!(sig.slots()[0], 10);
+    /// assert!(Signature::from_hex("0000000A").is_err());
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    pub fn from_hex(hex: &str) -> Result<Signature, Error> {
+        let digit = |c: u8| match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        };
+        if hex.len() % 8 != 0 {
+            return Err(Error::SignatureHex(hex.to_owned()));
         }
         let slots = hex
             .as_bytes()
             .chunks_exact(8)
             .map(|chunk| {
-                // Checked above: ASCII hex digits only.
-                let s = std::str::from_utf8(chunk).ok()?;
-                u32::from_str_radix(s, 16).ok()
+                chunk
+                    .iter()
+                    .try_fold(0u32, |acc, &c| Some(acc << 4 | u32::from(digit(c)?)))
             })
-            .collect::<Option<Vec<u32>>>()?;
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| Error::SignatureHex(hex.to_owned()))?;
         Signature::from_slots(slots)
     }
 
@@ -118,9 +143,16 @@ mod tests {
     fn hex_round_trip() {
         let sig = Signature::from_base_hashes(&[1, 2, 3], Params::DEFAULT).unwrap();
         assert_eq!(sig.to_hex().len(), 8 * 128);
-        assert_eq!(Signature::from_hex(&sig.to_hex()), Some(sig));
-        assert_eq!(Signature::from_hex("0000000g"), None);
-        assert_eq!(Signature::from_hex("00000000"), None); // N = 1 is out of range
+        assert_eq!(Signature::from_hex(&sig.to_hex()), Ok(sig));
+        assert!(matches!(
+            Signature::from_hex("0000000g"),
+            Err(Error::SignatureHex(_))
+        ));
+        // N = 1 is out of range
+        assert_eq!(
+            Signature::from_hex("00000000").unwrap_err().to_string(),
+            "a signature must have 16..=256 slots, got 1"
+        );
     }
 
     #[test]

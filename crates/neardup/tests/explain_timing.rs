@@ -118,7 +118,7 @@ fn best_of_3(f: impl Fn() -> neardup::Evidence) -> (String, neardup::Evidence) {
 
 fn time(non_ascii: bool) {
     let (a, b) = pair(non_ascii);
-    let (took, e) = best_of_3(|| explain(&a, &b, Params::DEFAULT));
+    let (took, e) = best_of_3(|| explain(&a, &b, Params::DEFAULT).unwrap());
     println!(
         "explain, {} A = {:.1} MB, B = {:.1} MB: {}; {} passages, coverage A {:.1}%, B {:.1}%",
         if non_ascii { "non-ASCII" } else { "ASCII" },
@@ -139,7 +139,7 @@ fn explain_two_10_mb_documents() {
     time(true);
     // The worst case for naive matching: one word, repeated.
     let (a, b) = ("la ".repeat((10 << 20) / 3), "la ".repeat((5 << 20) / 3));
-    let (took, e) = best_of_3(|| explain(&a, &b, Params::DEFAULT));
+    let (took, e) = best_of_3(|| explain(&a, &b, Params::DEFAULT).unwrap());
     println!(
         "explain, one word repeated, A = {:.1} MB, B = {:.1} MB: {}; {} passages",
         a.len() as f64 / 1e6,

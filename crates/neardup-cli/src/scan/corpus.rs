@@ -8,22 +8,20 @@ use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::{Digest, Fingerprint, Params, Signature};
+use neardup::scan::lines::canonical_id;
+use neardup::{Fingerprint, Params, SignatureRecord};
 use rayon::prelude::*;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::{tree, ScanArgs};
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::{self, Fields, Line};
 use crate::progress;
 
-/// One document: its id, where it came from, and its fingerprint.
+/// One document: its id and where it came from.
 pub struct Doc {
     /// The id as JSON: a string or an integer, as the input wrote it (a
     /// string with escapes is re-encoded, so that one id has one spelling).
     pub id: String,
-    pub fp: Fingerprint,
     /// Which input, an index into [`Corpus::inputs`].
     pub input: u32,
     /// The 1-based line for JSONL inputs; 0 for files of a directory.
@@ -59,6 +57,9 @@ pub struct Input {
 /// each in its own order (lines; a tree's paths sorted bytewise).
 pub struct Corpus {
     pub docs: Vec<Doc>,
+    /// The fingerprint of each document, apart, as the core's scan takes
+    /// them.
+    pub fps: Vec<Fingerprint>,
     pub inputs: Vec<Input>,
     /// Documents `0 .. refs` come from `--against`.
     pub refs: u32,
@@ -79,11 +80,6 @@ impl Corpus {
         }
         Ok(loader.corpus)
     }
-
-    /// Whether document `doc` comes from `--against`.
-    pub fn is_ref(&self, doc: u32) -> bool {
-        doc < self.refs
-    }
 }
 
 struct Loader<'a> {
@@ -102,6 +98,7 @@ impl<'a> Loader<'a> {
         Loader {
             corpus: Corpus {
                 docs: Vec::new(),
+                fps: Vec::new(),
                 inputs: Vec::new(),
                 refs: 0,
                 skipped: 0,
@@ -166,12 +163,8 @@ impl<'a> Loader<'a> {
             };
             bail!("{here}: duplicate id {id} (first seen at {there})");
         }
-        self.corpus.docs.push(Doc {
-            id,
-            fp,
-            input,
-            line,
-        });
+        self.corpus.docs.push(Doc { id, input, line });
+        self.corpus.fps.push(fp);
         Ok(())
     }
 
@@ -261,7 +254,7 @@ impl<'a> Loader<'a> {
                 break;
             }
         }
-        let kind = if is_signature_line(&head) {
+        let kind = if SignatureRecord::looks_like(&head) {
             Kind::Signatures
         } else {
             Kind::Documents
@@ -280,7 +273,7 @@ impl<'a> Loader<'a> {
                 Kind::Signatures => signature_line(l, params),
                 _ => {
                     let doc = fields.parse(l)?;
-                    Ok((canonical_id(doc.id)?, Fingerprint::of(&doc.text, params)))
+                    Ok((id_of(doc.id)?, Fingerprint::of(&doc.text, params)))
                 }
             }
         };
@@ -312,110 +305,27 @@ fn id_hash(id: &str) -> u64 {
     id.len() as u64
 }
 
-/// Whether a line looks like `neardup sign` output rather than a document.
-fn is_signature_line(line: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Keys {
-        normalized_sha256: Option<serde::de::IgnoredAny>,
-        signature: Option<serde::de::IgnoredAny>,
-        signature_sha256: Option<serde::de::IgnoredAny>,
-    }
-    matches!(
-        serde_json::from_slice::<Keys>(line),
-        Ok(Keys {
-            normalized_sha256: Some(_),
-            signature: Some(_),
-            signature_sha256: Some(_)
-        })
-    )
-}
-
-/// One id, one spelling: a string id with escapes is decoded and encoded
-/// again (serde_json's escaping), so `"\u0061"` and `"a"` are one id.
-fn canonical_id(raw: String) -> Result<String> {
-    if raw.starts_with('"') && raw.contains('\\') {
-        let s: String = serde_json::from_str(&raw)?;
-        return Ok(serde_json::to_string(&s)?);
-    }
-    Ok(raw)
-}
-
-/// A line of `neardup sign --jsonl` (or of `sign FILE...`, keyed by path).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SignatureLine<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    path: Option<&'a RawValue>,
-    k: u64,
-    n: u64,
-    normalized_sha256: &'a str,
-    shingles: u64,
-    #[serde(deserialize_with = "Option::deserialize")]
-    signature: Option<&'a str>,
-    #[serde(deserialize_with = "Option::deserialize")]
-    signature_sha256: Option<&'a str>,
+/// One id, one spelling (see [`canonical_id`]).
+fn id_of(raw: String) -> Result<String> {
+    canonical_id(&raw).with_context(|| format!("field 'id' is not valid JSON: {raw}"))
 }
 
 /// Reads one signature line back into a fingerprint, refusing another K or
-/// N and any line whose parts disagree (a signature that does not hash to
-/// its `signature_sha256`).
+/// N than the scan's and any line whose parts disagree.
 fn signature_line(l: &Line, params: Params) -> Result<(String, Fingerprint)> {
     let n = l.number;
-    let s: SignatureLine =
-        serde_json::from_slice(&l.bytes).map_err(|e| anyhow!("line {n}: {e}"))?;
-    let id = match (s.id, s.path) {
-        (Some(id), None) | (None, Some(id)) => id.get().to_owned(),
-        _ => bail!("line {n}: a signature line needs exactly one of 'id' and 'path'"),
-    };
-    if !(id.starts_with('"') || id.bytes().all(|b| b.is_ascii_digit() || b == b'-')) {
-        bail!("line {n}: field 'id' must be a string or an integer");
-    }
-    if (s.k, s.n) != (params.k() as u64, params.n() as u64) {
+    let r = SignatureRecord::parse(&l.bytes).map_err(|e| anyhow!("line {n}: {e}"))?;
+    let got = r.fingerprint.params;
+    if got != params {
         bail!(
             "line {n}: signed with k={}, n={}, but this scan uses k={}, n={} (pass -k/-n to match, or sign again)",
-            s.k,
-            s.n,
+            got.k(),
+            got.n(),
             params.k(),
             params.n()
         );
     }
-    let normalized_sha256 = Digest::from_hex(s.normalized_sha256)
-        .map_err(|e| anyhow!("line {n}: field 'normalized_sha256': {e}"))?;
-    let signature = match (s.signature, s.signature_sha256) {
-        (None, None) => None,
-        (Some(hex), Some(claimed)) => {
-            let sig = Signature::from_hex(hex)
-                .filter(|sig| sig.slots().len() == params.n())
-                .ok_or_else(|| {
-                    anyhow!(
-                        "line {n}: field 'signature' must be {} lowercase hex digits",
-                        8 * params.n()
-                    )
-                })?;
-            if sig.sha256().to_string() != claimed {
-                bail!("line {n}: field 'signature_sha256' does not match the signature");
-            }
-            Some(sig)
-        }
-        _ => bail!("line {n}: 'signature' and 'signature_sha256' must both be null or both be set"),
-    };
-    if signature.is_none() != (s.shingles == 0) {
-        bail!(
-            "line {n}: field 'shingles' is {} but the signature is {}",
-            s.shingles,
-            if signature.is_some() { "set" } else { "null" }
-        );
-    }
-    Ok((
-        canonical_id(id)?,
-        Fingerprint {
-            normalized_sha256,
-            shingles: s.shingles,
-            signature,
-        },
-    ))
+    Ok((r.id, r.fingerprint))
 }
 
 #[cfg(test)]
@@ -434,9 +344,7 @@ mod tests {
         let p = Params::DEFAULT;
         let fp = Fingerprint::of("one two three four five six seven", p);
         let mut out = String::new();
-        crate::sign::line(&mut out, "id", "\"x\"", &fp, p);
-        assert!(is_signature_line(out.as_bytes()));
-        assert!(!is_signature_line(br#"{"id":1,"text":"a"}"#));
+        SignatureRecord::write(&mut out, "id", "\"x\"", &fp);
         let (id, back) = signature_line(&line(out.trim_end()), p).unwrap();
         assert_eq!((id.as_str(), back), ("\"x\"", fp));
 
@@ -476,11 +384,5 @@ mod tests {
         );
         let e = push("\"ab\"", 5).unwrap_err().to_string();
         assert!(e.ends_with("(first seen at 'in.jsonl' line 1)"), "{e}");
-    }
-
-    #[test]
-    fn ids_have_one_spelling() {
-        assert_eq!(canonical_id(r#""\u0061""#.into()).unwrap(), r#""a""#);
-        assert_eq!(canonical_id("12".into()).unwrap(), "12");
     }
 }

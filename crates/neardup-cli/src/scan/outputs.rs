@@ -2,17 +2,16 @@
 //! corpus and receipts. Each file is written to a temporary beside it and
 //! renamed into place only when the whole scan has succeeded.
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
-use neardup::{Digest, Params, Receipt};
+use neardup::scan::{lines, Outcome, Pair};
+use neardup::{Digest, Receipt};
 use rayon::prelude::*;
 
 use super::corpus::{Corpus, Kind};
-use super::pairs::Pair;
 use super::ScanArgs;
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::Batches;
@@ -26,12 +25,6 @@ pub struct Sinks {
     drop: Option<Sink>,
     deduped: Option<Sink>,
     receipts: Option<PathBuf>,
-}
-
-/// What writing found.
-pub struct Written {
-    /// Documents dropped: in a cluster, not its keeper, not from `--against`.
-    pub dropped: u64,
 }
 
 impl Sinks {
@@ -88,36 +81,20 @@ impl Sinks {
     }
 
     /// Writes everything, then renames every file into place.
-    pub fn write(
-        mut self,
-        corpus: &Corpus,
-        pairs: &[Pair],
-        groups: &[Vec<u32>],
-        params: Params,
-    ) -> Result<Written> {
+    pub fn write(mut self, corpus: &Corpus, outcome: &Outcome) -> Result<()> {
         let mut dropped = vec![false; corpus.docs.len()];
-        for g in groups {
-            for &d in &g[1..] {
-                dropped[d as usize] = !corpus.is_ref(d);
-            }
+        for &d in &outcome.dropped {
+            dropped[d as usize] = true;
         }
         if self.pairs.is_some() || self.receipts.is_some() {
-            self.write_pairs(corpus, pairs, params)?;
+            self.write_pairs(corpus, &outcome.pairs)?;
         }
+        let id = |d: u32| corpus.docs[d as usize].id.as_str();
         if let Some(sink) = &mut self.clusters {
             let mut out = String::new();
-            for (i, g) in groups.iter().enumerate() {
-                let members: Vec<&str> = g
-                    .iter()
-                    .map(|&d| corpus.docs[d as usize].id.as_str())
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    r#"{{"cluster":{i},"keep":{},"members":[{}],"size":{}}}"#,
-                    members[0],
-                    members.join(","),
-                    g.len()
-                );
+            for (i, g) in outcome.clusters.iter().enumerate() {
+                let members: Vec<&str> = g.iter().map(|&d| id(d)).collect();
+                lines::cluster(&mut out, i, &members);
                 if out.len() > 1 << 20 {
                     sink.write(out.as_bytes())?;
                     out.clear();
@@ -133,8 +110,7 @@ impl Sinks {
                 .clone()
                 .filter(|&d| dropped[d as usize] == want_dropped)
             {
-                out.push_str(&list_id(&corpus.docs[d as usize].id));
-                out.push('\n');
+                lines::list_id(&mut out, id(d));
                 if out.len() > 1 << 20 {
                     sink.write(out.as_bytes())?;
                     out.clear();
@@ -157,34 +133,25 @@ impl Sinks {
         {
             sink.finish()?;
         }
-        Ok(Written {
-            dropped: dropped.iter().filter(|&&d| d).count() as u64,
-        })
+        Ok(())
     }
 
-    fn write_pairs(&mut self, corpus: &Corpus, pairs: &[Pair], params: Params) -> Result<()> {
+    fn write_pairs(&mut self, corpus: &Corpus, pairs: &[Pair]) -> Result<()> {
         for chunk in pairs.chunks(1 << 16) {
             let lines: Vec<Result<String>> = chunk
                 .par_iter()
                 .map(|p| {
-                    let (a, b) = (&corpus.docs[p.a as usize], &corpus.docs[p.b as usize]);
-                    let receipt = Receipt::new(&a.fp, &b.fp, params);
+                    let (a, b) = (p.a as usize, p.b as usize);
+                    let receipt = Receipt::new(&corpus.fps[a], &corpus.fps[b])?;
                     let canonical = receipt.canonical();
                     let hash = Digest::of(canonical.as_bytes());
                     if let Some(dir) = &self.receipts {
                         write_receipt(dir, &hash, &canonical)?;
                     }
-                    let (matches, similarity) = match p.matches {
-                        Some(m) => (m.to_string(), (f64::from(m) / params.n() as f64).to_string()),
-                        None => ("null".to_owned(), "null".to_owned()),
-                    };
-                    Ok(format!(
-                        r#"{{"a":{},"b":{},"matches":{matches},"n":{},"receipt_sha256":"{hash}","similarity":{similarity},"verdict":"{}"}}"#,
-                        a.id,
-                        b.id,
-                        params.n(),
-                        receipt.verdict
-                    ) + "\n")
+                    let mut line = String::with_capacity(200);
+                    let ids = [corpus.docs[a].id.as_str(), corpus.docs[b].id.as_str()];
+                    lines::pair(&mut line, ids, &receipt, &hash);
+                    Ok(line)
                 })
                 .collect();
             if let Some(sink) = &mut self.pairs {
@@ -220,16 +187,6 @@ fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
         return Err(fail(&e));
     }
     Ok(())
-}
-
-/// An id as a line of a keep or drop list: a string id without its quotes
-/// (unless it holds a line break or a control character, when it stays
-/// JSON, so that one line is one id), an integer as written.
-fn list_id(id: &str) -> String {
-    match serde_json::from_str::<String>(id) {
-        Ok(s) if !s.chars().any(char::is_control) => s,
-        _ => id.to_owned(),
-    }
 }
 
 /// The kept documents of every input that is not `--against`, in input

@@ -14,19 +14,11 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
+use neardup::scan::{BandRecord as Record, Plan};
 use rayon::prelude::*;
 
 use super::corpus::Corpus;
-use super::Plan;
 use crate::input::describe;
-
-/// One band of one document. The field order is the sort order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Record {
-    pub band: u32,
-    pub key: u64,
-    pub doc: u32,
-}
 
 const RECORD_BYTES: usize = 16;
 
@@ -67,25 +59,22 @@ impl BandRecords {
 /// What the memory budget leaves for band records once the documents are
 /// held (the signatures, ids and bookkeeping, estimated from their sizes),
 /// and at least a quarter of the budget.
-fn record_budget(corpus: &Corpus, plan: &Plan) -> u64 {
+fn record_budget(corpus: &Corpus, memory: u64) -> u64 {
     let resident: u64 = corpus
         .docs
         .iter()
-        .map(|d| {
+        .zip(&corpus.fps)
+        .map(|(d, fp)| {
             d.id.len() as u64
                 + DOC_OVERHEAD
-                + 4 * d
-                    .fp
-                    .signature
-                    .as_ref()
-                    .map_or(0, |s| s.slots().len() as u64)
+                + 4 * fp.signature.as_ref().map_or(0, |s| s.slots().len() as u64)
         })
         .sum();
     // Signatures beyond the budget would leave nothing: keep a quarter of
     // it for records anyway, rather than spill runs of a few records each.
-    plan.memory
+    memory
         .saturating_sub(resident)
-        .max(plan.memory / 4)
+        .max(memory / 4)
         .max(MIN_BUFFER_BYTES)
 }
 
@@ -95,12 +84,12 @@ pub fn band_records(
     corpus: &Corpus,
     docs: &[u32],
     plan: &Plan,
+    memory: u64,
     temp: &Path,
     quiet: bool,
 ) -> Result<BandRecords> {
-    let banding = plan.banding;
-    let total = docs.len() as u64 * banding.bands() as u64;
-    let capacity = (record_budget(corpus, plan) / RECORD_BYTES as u64).min(total) as usize;
+    let total = docs.len() as u64 * plan.banding().bands() as u64;
+    let capacity = (record_budget(corpus, memory) / RECORD_BYTES as u64).min(total) as usize;
     let bar = crate::progress::count(total, quiet, "band records");
     let mut buffer: Vec<Record> = Vec::with_capacity(capacity);
     let mut runs: Vec<PathBuf> = Vec::new();
@@ -108,14 +97,8 @@ pub fn band_records(
         let records: Vec<Record> = chunk
             .par_iter()
             .flat_map_iter(|&doc| {
-                let sig = corpus.docs[doc as usize].fp.signature.as_ref();
-                (0..banding.bands()).filter_map(move |band| {
-                    sig.map(|s| Record {
-                        band: band as u32,
-                        key: banding.key(s, band),
-                        doc,
-                    })
-                })
+                let sig = corpus.fps[doc as usize].signature.as_ref();
+                sig.into_iter().flat_map(move |s| plan.band_records(doc, s))
             })
             .collect();
         bar.inc(records.len() as u64);

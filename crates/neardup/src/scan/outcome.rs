@@ -1,0 +1,90 @@
+//! The scan's end: pairs merged, clusters, and the documents to drop.
+
+use crate::{Clusters, Error};
+
+/// A reported pair: documents `a < b` (input order) and their matching
+/// slots, `None` when either has no signature (two identical texts of
+/// fewer than `K` words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pair {
+    /// The earlier document.
+    pub a: u32,
+    /// The later document.
+    pub b: u32,
+    /// SPEC §7's `matches`.
+    pub matches: Option<u32>,
+}
+
+impl Pair {
+    /// The pair of documents `a` and `b`, put in input order.
+    pub fn new(a: u32, b: u32, matches: Option<u32>) -> Pair {
+        Pair {
+            a: a.min(b),
+            b: a.max(b),
+            matches,
+        }
+    }
+}
+
+/// Everything a scan reports, each part in input order, so that it is the
+/// same whatever the engine, thread count or partitioning.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outcome {
+    /// Every pair once, sorted by `(a, b)`.
+    pub pairs: Vec<Pair>,
+    /// Every cluster of two or more documents, members ascending, the
+    /// keeper (the smallest, first in input order) first; clusters ordered
+    /// by keeper.
+    pub clusters: Vec<Vec<u32>>,
+    /// The documents a deduplication drops, ascending: in a cluster, not its
+    /// keeper, not a reference document.
+    pub dropped: Vec<u32>,
+}
+
+impl Outcome {
+    /// Merges the exact and near pairs of `len` documents (in any order,
+    /// repeats allowed: a pair found twice after a band key collision is
+    /// kept once), then clusters them. Documents `0..refs` are references.
+    pub fn new(len: usize, refs: u32, mut pairs: Vec<Pair>) -> Result<Outcome, Error> {
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        pairs.dedup_by_key(|p| (p.a, p.b));
+        let mut clusters = Clusters::new(len)?;
+        for p in &pairs {
+            clusters.union(p.a, p.b);
+        }
+        let clusters = clusters.groups();
+        let mut dropped: Vec<u32> = clusters
+            .iter()
+            .flat_map(|g| g[1..].iter().copied())
+            .filter(|&d| d >= refs)
+            .collect();
+        dropped.sort_unstable();
+        Ok(Outcome {
+            pairs,
+            clusters,
+            dropped,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_merge_and_clusters_keep_the_first() {
+        let pairs = vec![
+            Pair::new(5, 3, Some(100)),
+            Pair::new(1, 3, Some(99)),
+            Pair::new(3, 5, Some(100)),
+            Pair::new(0, 2, None),
+        ];
+        let out = Outcome::new(7, 1, pairs).unwrap();
+        let ab: Vec<(u32, u32)> = out.pairs.iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(ab, [(0, 2), (1, 3), (3, 5)]);
+        assert_eq!(out.clusters, [vec![0, 2], vec![1, 3, 5]]);
+        assert_eq!(out.dropped, [2, 3, 5]);
+        let refs = Outcome::new(7, 4, vec![Pair::new(1, 3, None), Pair::new(3, 6, None)]);
+        assert_eq!(refs.unwrap().dropped, [6]);
+    }
+}
