@@ -86,18 +86,16 @@ impl SignatureBatch {
         let has = self.has_signature.bind(py).readonly().as_array()[at];
         let signature = if has {
             let sigs = self.signatures.bind(py).readonly();
-            Signature::from_slots(sigs.as_array().row(at).to_vec())
+            Some(Signature::from_slots(sigs.as_array().row(at).to_vec()).map_err(to_py)?)
         } else {
             None
         };
-        Ok(Fingerprint {
+        Ok(Fingerprint(neardup::Fingerprint {
             params: self.params,
-            inner: neardup::Fingerprint {
-                normalized_sha256: Digest::from_hex(&digest).map_err(to_py)?,
-                shingles: self.shingles.bind(py).readonly().as_array()[at],
-                signature,
-            },
-        })
+            normalized_sha256: Digest::from_hex(&digest).map_err(to_py)?,
+            shingles: self.shingles.bind(py).readonly().as_array()[at],
+            signature,
+        }))
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -184,33 +182,61 @@ pub fn sign_batch(
     threads: Option<Int>,
 ) -> PyResult<SignatureBatch> {
     let params = params(&k, &n)?;
-    let pool = match self::threads(threads.as_ref())? {
-        Some(t) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| PyValueError::new_err(format!("starting worker threads: {e}")))?,
-        ),
-        None => None,
-    };
+    let workers = Workers::new(threads.as_ref())?;
     let mut out = Columns::default();
-    chunks(texts, &mut |first, docs| {
-        let signed = py.detach(|| {
-            let work = || sign_chunk(first, docs, params);
-            match &pool {
-                Some(pool) => pool.install(work),
-                None => work(),
-            }
-        });
-        out.push(signed.map_err(PyValueError::new_err)?, params);
-        Ok(())
+    sign_all(texts, "texts", params, &workers, &mut |signed| {
+        out.push(signed, params)
     })?;
     out.into_batch(py, params)
+}
+
+/// Where parallel work runs: a pool of the `threads` asked for, or rayon's
+/// global pool (all cores, or `RAYON_NUM_THREADS`).
+pub struct Workers(Option<rayon::ThreadPool>);
+
+impl Workers {
+    /// The workers for a `threads` argument.
+    pub fn new(threads: Option<&Int>) -> PyResult<Workers> {
+        let Some(t) = self::threads(threads)? else {
+            return Ok(Workers(None));
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| PyValueError::new_err(format!("starting worker threads: {e}")))?;
+        Ok(Workers(Some(pool)))
+    }
+
+    /// Runs `work` on these workers (with the GIL released by the caller).
+    pub fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.0 {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
+    }
+}
+
+/// Signs every text of `texts` with the GIL released, a chunk at a time,
+/// handing each chunk's fingerprints, in order, to `each`.
+pub fn sign_all(
+    texts: &Bound<'_, PyAny>,
+    name: &str,
+    params: Params,
+    workers: &Workers,
+    each: &mut dyn FnMut(Vec<neardup::Fingerprint>),
+) -> PyResult<()> {
+    let py = texts.py();
+    chunks(texts, name, &mut |first, docs| {
+        let signed = py.detach(|| workers.install(|| sign_chunk(name, first, docs, params)));
+        each(signed.map_err(PyValueError::new_err)?);
+        Ok(())
+    })
 }
 
 /// Signs `docs` (documents `first..`) in parallel. The error names the
 /// first document that is not UTF-8 (only an arrow array can hold one).
 fn sign_chunk(
+    name: &str,
     first: usize,
     docs: &[&[u8]],
     params: Params,
@@ -219,7 +245,7 @@ fn sign_chunk(
         .par_iter()
         .enumerate()
         .map(|(i, bytes)| {
-            as_str(bytes, format_args!("texts[{}]", first + i))
+            as_str(bytes, format_args!("{name}[{}]", first + i))
                 .map(|t| neardup::Fingerprint::of(t, params))
         })
         .collect();

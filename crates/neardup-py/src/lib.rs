@@ -16,6 +16,7 @@ mod fingerprint;
 mod normalize;
 mod params;
 mod receipt;
+mod scan;
 mod texts;
 
 use pyo3::prelude::*;
@@ -34,10 +35,12 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fingerprint::Fingerprint>()?;
     m.add_class::<receipt::Mismatch>()?;
     m.add_class::<receipt::Receipt>()?;
+    m.add_class::<scan::ScanResult>()?;
     m.add_function(wrap_pyfunction!(batch::sign_batch, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::sign, m)?)?;
     m.add_function(wrap_pyfunction!(normalize::normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan, m)?)?;
     Ok(())
 }
 

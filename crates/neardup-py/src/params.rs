@@ -19,6 +19,18 @@ impl Int {
     pub const fn new(v: u64) -> Int {
         Int(Ok(v))
     }
+
+    /// The value of a count argument (`bands`, `rows`) as a `usize`; a
+    /// `ValueError` naming `name` for a negative or huge one.
+    pub fn value(&self, name: &str) -> PyResult<usize> {
+        match &self.0 {
+            Ok(v) => usize::try_from(*v)
+                .map_err(|_| PyValueError::new_err(format!("{name} is too large, got {v}"))),
+            Err(shown) => Err(PyValueError::new_err(format!(
+                "{name} must be at least 1, got {shown}"
+            ))),
+        }
+    }
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for Int {

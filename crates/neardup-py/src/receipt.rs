@@ -60,16 +60,10 @@ impl Receipt {
         let claimed = self.0;
         let mismatches = py.detach(|| -> Result<_, String> {
             let (a, b) = (as_str(a, "a")?, as_str(b, "b")?);
-            let actual = crate::compare::in_parallel(a, b, claimed.params).receipt;
-            let mut out = claimed.diff(&actual);
-            if let Some(hash) = expected.filter(|&h| h != actual.sha256()) {
-                out.push(neardup::Mismatch {
-                    field: "receipt_sha256".to_owned(),
-                    claimed: hash.to_string(),
-                    actual: actual.sha256().to_string(),
-                });
-            }
-            Ok(out)
+            let actual = crate::compare::in_parallel(a, b, claimed.params)
+                .map_err(|e| e.to_string())?
+                .receipt;
+            Ok(claimed.check(&actual, expected.as_ref()).mismatches)
         });
         Ok(mismatches
             .map_err(PyValueError::new_err)?

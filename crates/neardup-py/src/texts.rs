@@ -49,10 +49,10 @@ pub type Each<'e> = dyn FnMut(usize, &[&[u8]]) -> PyResult<()> + 'e;
 /// `first` is the index of `docs[0]` in `texts`. `texts` is a pyarrow
 /// `Array` or `ChunkedArray` of strings, anything else exposing the Arrow
 /// C stream interface (read through pyarrow), or an iterable of `str`.
-pub fn chunks(texts: &Bound<'_, PyAny>, each: &mut Each<'_>) -> PyResult<()> {
+pub fn chunks(texts: &Bound<'_, PyAny>, name: &str, each: &mut Each<'_>) -> PyResult<()> {
     if texts.is_instance_of::<PyString>() || texts.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err(format!(
-            "texts must be a sequence of str or a pyarrow string array, not one {}",
+            "{name} must be a sequence of str or a pyarrow string array, not one {}",
             type_name(texts)
         )));
     }
@@ -61,18 +61,18 @@ pub fn chunks(texts: &Bound<'_, PyAny>, each: &mut Each<'_>) -> PyResult<()> {
             let mut first = 0;
             for chunk in texts.getattr("chunks")?.try_iter()? {
                 let chunk = chunk?;
-                arrow_array(&chunk, first, each)?;
+                arrow_array(&chunk, name, first, each)?;
                 first += chunk.len()?;
             }
             Ok(())
         }
-        Some(Arrow::Array) => arrow_array(texts, 0, each),
+        Some(Arrow::Array) => arrow_array(texts, name, 0, each),
         Some(Arrow::Stream) => {
             let pa = texts.py().import("pyarrow")?;
             let chunked = pa.call_method1("chunked_array", (texts,))?;
-            chunks(&chunked, each)
+            chunks(&chunked, name, each)
         }
-        None => sequence(texts, each),
+        None => sequence(texts, name, each),
     }
 }
 
@@ -100,10 +100,10 @@ fn arrow_kind(texts: &Bound<'_, PyAny>) -> PyResult<Option<Arrow>> {
 }
 
 /// An iterable of `str`, copied to UTF-8 a chunk at a time.
-fn sequence(texts: &Bound<'_, PyAny>, each: &mut Each<'_>) -> PyResult<()> {
+fn sequence(texts: &Bound<'_, PyAny>, name: &str, each: &mut Each<'_>) -> PyResult<()> {
     let items = texts.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(
-            "texts must be a sequence of str or a pyarrow string array, got {}",
+            "{name} must be a sequence of str or a pyarrow string array, got {}",
             type_name(texts)
         ))
     })?;
@@ -117,7 +117,7 @@ fn sequence(texts: &Bound<'_, PyAny>, each: &mut Each<'_>) -> PyResult<()> {
         Ok(())
     };
     for item in items {
-        let bytes = utf8(&item?, &format!("texts[{}]", first + held.len()))?;
+        let bytes = utf8(&item?, &format!("{name}[{}]", first + held.len()))?;
         size += bytes.as_bytes().len();
         held.push(bytes);
         if size >= CHUNK_BYTES || held.len() >= CHUNK_DOCS {
@@ -135,7 +135,12 @@ fn sequence(texts: &Bound<'_, PyAny>, each: &mut Each<'_>) -> PyResult<()> {
 /// to `large_string` first). Its offsets and, a chunk at a time, the data
 /// between them are copied out of the arrow buffers with `to_pybytes`: one
 /// copy of the text, no Python object per document.
-fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> PyResult<()> {
+fn arrow_array(
+    array: &Bound<'_, PyAny>,
+    name: &str,
+    first: usize,
+    each: &mut Each<'_>,
+) -> PyResult<()> {
     let kind = array.getattr("type")?.str()?.to_string();
     let (array, width) = match kind.as_str() {
         "string" => (Cow::Borrowed(array), 4),
@@ -146,7 +151,7 @@ fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> P
         ),
         other => {
             return Err(PyTypeError::new_err(format!(
-                "texts must be a pyarrow string or large_string array, got one of type {other}"
+                "{name} must be a pyarrow string or large_string array, got one of type {other}"
             )))
         }
     };
@@ -158,7 +163,7 @@ fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> P
             .call_method0("as_py")?
             .extract()?;
         return Err(PyTypeError::new_err(format!(
-            "texts[{}] must be a str, got a null",
+            "{name}[{}] must be a str, got a null",
             first as i64 + at
         )));
     }
@@ -169,7 +174,7 @@ fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> P
     let offsets: Vec<u64> = if len == 0 {
         Vec::new()
     } else {
-        let raw = slice(&offsets_buffer, offset * width, (len + 1) * width)?;
+        let raw = slice(&offsets_buffer, name, offset * width, (len + 1) * width)?;
         raw.as_bytes()
             .chunks_exact(width)
             .map(|b| match *b {
@@ -185,9 +190,9 @@ fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> P
         data_buffer.getattr("size")?.extract::<u64>()?
     };
     let malformed = || {
-        PyValueError::new_err(
-            "texts: malformed arrow array (offsets out of order or past the data)",
-        )
+        PyValueError::new_err(format!(
+            "{name}: malformed arrow array (offsets out of order or past the data)"
+        ))
     };
     if offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().is_some_and(|&o| o > data_len) {
         return Err(malformed());
@@ -206,7 +211,12 @@ fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> P
         let bytes = if offsets[end] == base {
             PyBytes::new(array.py(), b"")
         } else {
-            slice(&data_buffer, base as usize, (offsets[end] - base) as usize)?
+            slice(
+                &data_buffer,
+                name,
+                base as usize,
+                (offsets[end] - base) as usize,
+            )?
         };
         let data = bytes.as_bytes();
         let docs: Vec<&[u8]> = (start..end)
@@ -222,6 +232,7 @@ fn arrow_array(array: &Bound<'_, PyAny>, first: usize, each: &mut Each<'_>) -> P
 /// Python `bytes` object.
 fn slice<'py>(
     buffer: &Bound<'py, PyAny>,
+    name: &str,
     start: usize,
     len: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -230,9 +241,9 @@ fn slice<'py>(
         .call_method0("to_pybytes")?;
     let bytes = bytes.cast_into::<PyBytes>().map_err(PyErr::from)?;
     if bytes.as_bytes().len() != len {
-        return Err(PyValueError::new_err(
-            "texts: malformed arrow array (a buffer is shorter than its offsets say)",
-        ));
+        return Err(PyValueError::new_err(format!(
+            "{name}: malformed arrow array (a buffer is shorter than its offsets say)"
+        )));
     }
     Ok(bytes)
 }

@@ -13,9 +13,11 @@ from ._neardup import (
     MalformedReceipt,
     Mismatch,
     Receipt,
+    ScanResult,
     SignatureBatch,
     compare,
     normalize,
+    scan,
     sign,
     sign_batch,
 )
@@ -35,9 +37,11 @@ __all__ = [
     "MalformedReceipt",
     "Mismatch",
     "Receipt",
+    "ScanResult",
     "SignatureBatch",
     "compare",
     "normalize",
+    "scan",
     "sign",
     "sign_batch",
 ]

@@ -56,6 +56,57 @@ def sign_batch(
     is read a bounded chunk at a time. Row ``i`` of the result is
     ``texts[i]``; ``sign_batch(texts)[i] == sign(texts[i])``."""
 
+def scan(
+    ids: Iterable[Union[str, int]],
+    texts: Texts,
+    threshold: Union[float, str] = 0.75,
+    k: int = 5,
+    n: int = 128,
+    against: Optional[Tuple[Iterable[Union[str, int]], Texts]] = None,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> "ScanResult":
+    """Every near-duplicate pair of the documents ``(ids[i], texts[i])``,
+    verified on its exact slot-match count, clustered, with the keeper of a
+    cluster its first document: the same result as ``neardup scan`` on the
+    same documents, ids and order (the core's scan, run in memory).
+
+    ``ids`` are unique ``str`` or ``int``. ``threshold`` is read exactly as
+    ``--threshold`` (0 < T <= 1, at most 4 decimals). ``against`` is an
+    existing corpus ``(ids, texts)``: only pairs with a new document are
+    reported, and its documents are never dropped. ``bands``/``rows``
+    override the LSH banding (both or neither)."""
+
+class ScanResult:
+    """The result of :func:`scan`, every part in input order. Picklable."""
+
+    @property
+    def pairs(self) -> list[dict[str, Any]]:
+        """Dicts with the fields of ``neardup scan --pairs`` lines: ``a``, ``b``
+        (ids), ``matches``, ``n``, ``receipt_sha256``, ``similarity``, ``verdict``."""
+    @property
+    def clusters(self) -> list[dict[str, Any]]:
+        """Dicts with the fields of ``--clusters`` lines: ``cluster``, ``keep``,
+        ``members`` (keeper first), ``size``."""
+    @property
+    def keep(self) -> list[Union[str, int]]:
+        """The ids to keep (not from ``against``, not dropped), in input order."""
+    @property
+    def drop(self) -> list[Union[str, int]]:
+        """The ids to drop: in a cluster, not its keeper, not from ``against``."""
+    @property
+    def receipts(self) -> list["Receipt"]:
+        """Each pair's receipt, in the order of :attr:`pairs`."""
+    def pairs_jsonl(self) -> str:
+        """The ``--pairs`` file ``neardup scan`` writes, byte for byte."""
+    def clusters_jsonl(self) -> str:
+        """The ``--clusters`` file, byte for byte."""
+    def keep_list(self) -> str:
+        """The ``--keep-list`` file, byte for byte."""
+    def drop_list(self) -> str:
+        """The ``--drop-list`` file, byte for byte."""
+
 class Comparison:
     """The result of :func:`compare`. Picklable."""
 
@@ -81,6 +132,9 @@ class Comparison:
     def receipt(self) -> "Receipt": ...
     @property
     def receipt_sha256(self) -> str: ...
+    @property
+    def fingerprints(self) -> Tuple["Fingerprint", "Fingerprint"]:
+        """Document A's and B's fingerprints."""
     @property
     def elapsed_ms(self) -> float:
         """How long the comparison took (not part of the receipt)."""
@@ -133,6 +187,12 @@ class Mismatch:
 class Fingerprint:
     """One document: what a receipt records of it. Picklable, comparable."""
 
+    @classmethod
+    def parse(cls, line: str) -> "Fingerprint":
+        """Reads one ``neardup sign`` output line strictly (its parts must agree);
+        the id is not kept."""
+    def to_json(self, id: Union[str, int]) -> str:
+        """The line ``neardup sign --jsonl`` writes for this document under ``id``."""
     @property
     def k(self) -> int: ...
     @property
