@@ -9,6 +9,10 @@
 //! Long work runs with the GIL released; batches run on rayon's pool. The
 //! Python-facing docs are in `python/neardup/__init__.pyi`.
 
+// No `unsafe` of our own: texts reach the core as bytes copied out of
+// Python objects (see `texts`), never as raw pointers.
+#![deny(unsafe_code)]
+
 mod batch;
 mod compare;
 mod error;
