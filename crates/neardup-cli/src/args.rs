@@ -1,17 +1,36 @@
 //! The command line, declared with clap: doc comments become `--help`.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use clap::{Args, Parser, Subcommand};
+use neardup::Backend;
 
-const AFTER_HELP: &str = "\
+/// The notes under every `--help`. Built at run time only for the backend
+/// names, so that the list cannot fall behind [`Backend::ALL`].
+static AFTER_HELP: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\
 Exit status:
   0  success (compare, sign, normalize); the receipt verified (verify)
   1  verify: the receipt does not match the texts (a report names each field)
   2  any error: bad arguments, unreadable or invalid input, malformed receipt
 
+Environment:
+  NEARDUP_BACKEND  the code path: {} (default: the
+                   fastest this CPU can run); all give identical results
+
 Algorithm: kar-shingle-minhash-v1. Receipts are canonical JSON; their SHA-256
-is the same on every machine.";
+is the same on every machine.",
+        backend_names(" or ")
+    )
+});
+
+/// The names of [`Backend::ALL`] as a list in words: `a, b, c{last}d`.
+pub fn backend_names(last: &str) -> String {
+    let (tail, head) = Backend::ALL.split_last().expect("there are backends");
+    format!("{}{last}{tail}", head.join(", "))
+}
 
 /// Deterministic near-duplicate verification with receipts anyone can check.
 ///
@@ -19,7 +38,7 @@ is the same on every machine.";
 /// INSUFFICIENT-DATA) and gives a receipt: canonical JSON whose SHA-256
 /// anyone holding the same two texts can recompute.
 #[derive(Debug, Parser)]
-#[command(name = "neardup", version, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(name = "neardup", version, after_help = AFTER_HELP.as_str(), max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -28,19 +47,19 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compare two texts and print the verdict, similarity and receipt hash.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = AFTER_HELP.as_str())]
     Compare(CompareArgs),
     /// Check a receipt against two texts (exit 0 verified, 1 mismatch, 2 error).
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = AFTER_HELP.as_str())]
     Verify(VerifyArgs),
     /// Print one JSON line per file: its normalized hash, shingle count and signature.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = AFTER_HELP.as_str())]
     Sign(SignArgs),
     /// Print the normalized text, exactly the bytes that are shingled and hashed.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = AFTER_HELP.as_str())]
     Normalize(NormalizeArgs),
     /// Find, verify and cluster every near-duplicate pair of a corpus, in bounded memory.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = AFTER_HELP.as_str())]
     Scan(crate::scan::ScanArgs),
 }
 
@@ -182,6 +201,11 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn backend_names_read_as_a_list() {
+        assert_eq!(backend_names(" or "), "portable, avx2, sha-ni or avx512");
     }
 
     #[test]

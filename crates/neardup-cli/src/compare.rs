@@ -3,20 +3,20 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use neardup::{Comparison, Doc, Params};
+use neardup::{Backend, Comparison, Doc, Params};
 
 use crate::args::CompareArgs;
 use crate::explain;
 use crate::input::{at_most_one_stdin, display_name, read_text};
 use crate::output::{print, write_atomic};
 
-pub fn run(args: &CompareArgs) -> Result<()> {
+pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
-    let c = compare_in_parallel(&a, &b, params)?;
+    let c = compare_in_parallel(&a, &b, params, backend)?;
     let evidence = args
         .explain
         .explain
@@ -48,8 +48,16 @@ pub fn run(args: &CompareArgs) -> Result<()> {
 
 /// [`neardup::compare`], with the two documents made on two threads at
 /// once.
-pub fn compare_in_parallel(a: &str, b: &str, params: Params) -> Result<Comparison> {
-    let (da, db) = rayon::join(|| Doc::new(a, params), || Doc::new(b, params));
+pub fn compare_in_parallel(
+    a: &str,
+    b: &str,
+    params: Params,
+    backend: Backend,
+) -> Result<Comparison> {
+    let (da, db) = rayon::join(
+        || Doc::with_backend(a, params, backend),
+        || Doc::with_backend(b, params, backend),
+    );
     Ok(Comparison::of(&da, &db)?)
 }
 

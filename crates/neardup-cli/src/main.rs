@@ -18,12 +18,13 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::Parser;
+use neardup::Backend;
 
 use args::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = choose_backend().and_then(|()| run(&cli));
+    let result = choose_backend().and_then(|backend| run(&cli, backend));
     match result {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
@@ -35,31 +36,35 @@ fn main() -> ExitCode {
     }
 }
 
-/// `NEARDUP_BACKEND=portable|avx2|avx512` forces a code path, for tests and
-/// for measuring; by default the fastest one the CPU supports runs. All
-/// give identical results.
-fn choose_backend() -> anyhow::Result<()> {
+/// `NEARDUP_BACKEND` (one of [`neardup::Backend::ALL`]) forces a code path,
+/// for tests and for measuring; by default the fastest one the CPU
+/// supports runs. All give identical results. Only the CLI reads the
+/// variable: the library takes the backend as a value.
+fn choose_backend() -> anyhow::Result<Backend> {
     let Ok(name) = std::env::var("NEARDUP_BACKEND") else {
-        return Ok(());
+        return Ok(Backend::detect());
     };
-    match neardup::Backend::from_name(&name) {
-        Some(b) if b.force() => Ok(()),
-        Some(_) => anyhow::bail!("NEARDUP_BACKEND: this CPU cannot run the '{name}' backend"),
+    match Backend::from_name(&name) {
+        Some(b) => Ok(b),
+        None if Backend::ALL.contains(&name.as_str()) => {
+            anyhow::bail!("NEARDUP_BACKEND: this CPU cannot run the '{name}' backend")
+        }
         None => anyhow::bail!(
-            "NEARDUP_BACKEND: unknown backend '{name}', expected portable, avx2 or avx512"
+            "NEARDUP_BACKEND: unknown backend '{name}', expected {}",
+            args::backend_names(" or ")
         ),
     }
 }
 
-fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: &Cli, backend: Backend) -> anyhow::Result<ExitCode> {
     match &cli.command {
-        Command::Compare(a) => compare::run(a).map(|()| ExitCode::SUCCESS),
-        Command::Verify(a) => verify::run(a).map(|o| match o {
+        Command::Compare(a) => compare::run(a, backend).map(|()| ExitCode::SUCCESS),
+        Command::Verify(a) => verify::run(a, backend).map(|o| match o {
             verify::Outcome::Verified => ExitCode::SUCCESS,
             verify::Outcome::Mismatch => ExitCode::from(1),
         }),
-        Command::Sign(a) => sign::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Sign(a) => sign::run(a, backend).map(|()| ExitCode::SUCCESS),
         Command::Normalize(a) => normalize::run(a).map(|()| ExitCode::SUCCESS),
-        Command::Scan(a) => scan::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Scan(a) => scan::run(a, backend).map(|()| ExitCode::SUCCESS),
     }
 }

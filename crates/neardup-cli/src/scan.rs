@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use neardup::scan::{self, Outcome, Plan};
-use neardup::{Params, Threshold};
+use neardup::{Backend, Params, Threshold};
 
 use crate::args::{BatchArgs, InputArgs, ParamArgs};
 use crate::input::describe;
@@ -133,7 +133,7 @@ fn remove_on_interrupt(path: PathBuf) {
     }
 }
 
-pub fn run(args: &ScanArgs) -> Result<()> {
+pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     let plan = match (args.bands, args.rows) {
@@ -184,7 +184,7 @@ pub fn run(args: &ScanArgs) -> Result<()> {
             lap = Instant::now();
         };
 
-        let corpus = corpus::Corpus::load(args, params)?;
+        let corpus = corpus::Corpus::load(args, params, backend)?;
         time("sign", &mut times);
 
         scan::check(&corpus.fps, corpus.refs, &plan)?;

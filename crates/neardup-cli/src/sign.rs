@@ -5,7 +5,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::{Fingerprint, Params, SignatureRecord};
+use neardup::{Backend, Fingerprint, Params, SignatureRecord};
 
 use crate::args::SignArgs;
 use crate::input::{at_most_one_stdin, describe, display_name, is_stdin, read_text};
@@ -13,17 +13,17 @@ use crate::jsonl::{self, Fields, Line};
 use crate::output::Sink;
 use crate::progress;
 
-pub fn run(args: &SignArgs) -> Result<()> {
+pub fn run(args: &SignArgs, backend: Backend) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
     let mut sink = Sink::create(args.output.as_deref())?;
     match &args.jsonl {
-        Some(path) => sign_jsonl(path, args, params, &mut sink)?,
-        None => sign_files(args, params, &mut sink)?,
+        Some(path) => sign_jsonl(path, args, params, backend, &mut sink)?,
+        None => sign_files(args, params, backend, &mut sink)?,
     }
     sink.finish()
 }
 
-fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
+fn sign_files(args: &SignArgs, params: Params, backend: Backend, sink: &mut Sink) -> Result<()> {
     at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     // Lines are collected first: one unreadable file fails the command
     // before anything is printed, never after half the lines.
@@ -31,14 +31,21 @@ fn sign_files(args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
     for path in &args.files {
         let text = read_text(path, &args.input)?;
         let name = serde_json::to_string(&display_name(path))?;
-        SignatureRecord::write(&mut out, "path", &name, &Fingerprint::of(&text, params));
+        let fp = Fingerprint::of_with(&text, params, backend);
+        SignatureRecord::write(&mut out, "path", &name, &fp);
     }
     sink.write(out.as_bytes())
 }
 
 /// Streams a JSONL file through a reader thread and a worker pool. Output
 /// stays in input order; a malformed line stops the run with its number.
-fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> Result<()> {
+fn sign_jsonl(
+    path: &Path,
+    args: &SignArgs,
+    params: Params,
+    backend: Backend,
+    sink: &mut Sink,
+) -> Result<()> {
     let (reader, total) = open(path)?;
     let fields = Fields {
         id: &args.id_field,
@@ -56,7 +63,8 @@ fn sign_jsonl(path: &Path, args: &SignArgs, params: Params, sink: &mut Sink) -> 
     let sign_one = |l: &Line| -> Result<String> {
         let doc = fields.parse(l)?;
         let mut out = String::with_capacity(160 + 8 * params.n());
-        SignatureRecord::write(&mut out, "id", &doc.id, &Fingerprint::of(&doc.text, params));
+        let fp = Fingerprint::of_with(&doc.text, params, backend);
+        SignatureRecord::write(&mut out, "id", &doc.id, &fp);
         Ok(out)
     };
 

@@ -1,7 +1,7 @@
 //! `neardup verify`: recompute a receipt from the texts and compare (SPEC §10).
 
 use anyhow::{Context, Result};
-use neardup::{Digest, Receipt};
+use neardup::{Backend, Digest, Receipt};
 
 use crate::args::VerifyArgs;
 use crate::input::{at_most_one_stdin, decode, display_name, read_bytes, read_text};
@@ -18,7 +18,7 @@ pub enum Outcome {
     Mismatch,
 }
 
-pub fn run(args: &VerifyArgs) -> Result<Outcome> {
+pub fn run(args: &VerifyArgs, backend: Backend) -> Result<Outcome> {
     at_most_one_stdin([args.receipt.as_path(), args.a.as_path(), args.b.as_path()])?;
     let name = display_name(&args.receipt);
     let expected_hash = args
@@ -33,7 +33,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome> {
     let a = read_text(&args.a, &args.input)?;
     let b = read_text(&args.b, &args.input)?;
 
-    let actual = crate::compare::compare_in_parallel(&a, &b, claimed.params)?.receipt;
+    let actual = crate::compare::compare_in_parallel(&a, &b, claimed.params, backend)?.receipt;
     let v = claimed.check(&actual, expected_hash.as_ref());
     let mismatches = &v.mismatches;
     let out = if args.json {

@@ -1,113 +1,31 @@
-//! End-to-end tests against the built `neardup` binary.
+//! Compare, verify, sign and normalize, end to end.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
 
 use neardup::Digest;
 use serde_json::Value;
 
-// ----- harness ---------------------------------------------------------------
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn neardup(args: &[&str]) -> Output {
-    neardup_in(&repo(), args, None)
-}
-
-fn neardup_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
-    cmd.args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    let mut child = cmd.spawn().unwrap();
-    if let Some(bytes) = stdin {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(bytes).unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Asserts the error contract: the exit code, nothing on stdout, and one
-/// stderr line that contains `needle`.
-#[track_caller]
-fn assert_error(o: &Output, code: i32, needle: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
-    assert!(
-        o.stdout.is_empty(),
-        "no partial output expected, got {:?}",
-        stdout(o)
-    );
-    assert_eq!(
-        err.lines().count(),
-        1,
-        "one-line error expected, got {err:?}"
-    );
-    assert!(err.contains(needle), "{err:?} should contain {needle:?}");
-}
-
-struct Dir(tempfile::TempDir);
-
-impl Dir {
-    fn new() -> Dir {
-        Dir(tempfile::tempdir().unwrap())
-    }
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
-        let p = self.0.path().join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_owned()
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.path().join(name).to_str().unwrap().to_owned()
-    }
-}
+use crate::util::*;
 
 const A: &str =
     "The quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door";
 const B: &str =
     "The quick brown fox jumps over the lazy dog while the cat sleeps on the cold mat by the door";
 
-fn json_of(o: &Output) -> Value {
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(o));
-    serde_json::from_str(&stdout(o)).unwrap()
-}
-
 // ----- vectors through the binary ---------------------------------------------
 
 #[test]
 fn every_compare_vector_through_the_binary() {
-    let vectors = repo().join("vectors");
-    let cases: Value =
-        serde_json::from_slice(&std::fs::read(vectors.join("compare.json")).unwrap()).unwrap();
+    let cases = neardup_vectors::compare_cases();
     let dir = Dir::new();
-    for case in cases.as_array().unwrap() {
-        let name = case["name"].as_str().unwrap();
-        let file = |inline: &str, key: &str| match case.get(inline) {
-            Some(t) => dir.write(&format!("{name}.{inline}"), t.as_str().unwrap()),
-            None => vectors
-                .join(case[key].as_str().unwrap())
-                .to_str()
-                .unwrap()
-                .to_owned(),
+    for case in &cases {
+        let name = &case.name;
+        let file = |text: &neardup_vectors::Text, side: &str| match &text.file {
+            Some(path) => path.to_str().unwrap().to_owned(),
+            None => dir.write(&format!("{name}.{side}"), &text.text),
         };
-        let (a, b) = (file("a", "a_file"), file("b", "b_file"));
-        let (k, n) = (case["k"].to_string(), case["n"].to_string());
+        let (a, b) = (file(&case.a, "a"), file(&case.b, "b"));
+        let (k, n) = (case.k.to_string(), case.n.to_string());
         let receipt = dir.path(&format!("{name}.receipt"));
         let out = json_of(&neardup(&[
             "compare",
@@ -121,19 +39,15 @@ fn every_compare_vector_through_the_binary() {
             &a,
             &b,
         ]));
-        let want = &case["expected"];
-        assert_eq!(out["receipt_sha256"], want["receipt_sha256"], "{name}");
-        assert_eq!(out["receipt"]["verdict"], want["verdict"], "{name}");
+        let want = &case.expected;
+        assert_eq!(out["receipt_sha256"], want.receipt_sha256, "{name}");
+        assert_eq!(out["receipt"]["verdict"], want.verdict, "{name}");
         // The receipt file is exactly the canonical bytes: its sha256sum is the hash.
         let bytes = std::fs::read(&receipt).unwrap();
+        assert_eq!(bytes, want.canonical.as_bytes(), "{name}");
         assert_eq!(
-            bytes,
-            want["canonical"].as_str().unwrap().as_bytes(),
-            "{name}"
-        );
-        assert_eq!(
-            Value::String(Digest::of(&bytes).to_string()),
-            want["receipt_sha256"],
+            Digest::of(&bytes).to_string(),
+            want.receipt_sha256,
             "{name}"
         );
         // And the receipt verifies against the same files.
@@ -201,10 +115,9 @@ fn stdin_is_accepted_for_either_side() {
     let d = Dir::new();
     let a = d.write("a", A);
     let from_file = json_of(&neardup(&["compare", "--json", &a, &d.write("b", B)]));
-    let from_stdin = json_of(&neardup_in(
-        &repo(),
+    let from_stdin = json_of(&neardup_stdin(
         &["compare", "--json", &a, "-"],
-        Some(B.as_bytes()),
+        B.as_bytes(),
     ));
     assert_eq!(from_file["receipt_sha256"], from_stdin["receipt_sha256"]);
     assert_eq!(from_stdin["b"], "-");
@@ -255,7 +168,7 @@ fn bad_inputs_give_one_line_and_exit_2() {
         "missing.txt': no such file",
     );
     assert_error(
-        &neardup(&["compare", &a, d.0.path().to_str().unwrap()]),
+        &neardup(&["compare", &a, d.root().to_str().unwrap()]),
         2,
         "is a directory",
     );
@@ -301,7 +214,7 @@ fn receipt_file_is_replaced_atomically() {
         out["receipt_sha256"].as_str().unwrap()
     );
     assert!(!bytes.ends_with(b"\n"));
-    let leftovers: Vec<_> = std::fs::read_dir(d.0.path())
+    let leftovers: Vec<_> = std::fs::read_dir(d.root())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.ends_with(".tmp"))
@@ -530,6 +443,23 @@ fn help_documents_exit_codes() {
     }
 }
 
+#[test]
+fn help_names_every_backend() {
+    let s = stdout(&neardup(&["--help"]));
+    let start = s
+        .find("NEARDUP_BACKEND")
+        .expect("the variable is documented");
+    let end = start + s[start..].find("\n\n").unwrap_or(s.len() - start);
+    let section = &s[start..end];
+    // sha-ni first: it was once left out of the list.
+    for name in ["sha-ni"].into_iter().chain(neardup::Backend::ALL) {
+        assert!(section.contains(name), "{name} missing from {section:?}");
+    }
+    // Each subcommand's help carries the same notes.
+    let sign = stdout(&neardup(&["sign", "--help"]));
+    assert!(sign.contains(section), "{sign}");
+}
+
 // ----- sign --jsonl ------------------------------------------------------------
 
 fn corpus_lines(n: usize) -> String {
@@ -574,10 +504,9 @@ fn sign_jsonl_keeps_order_and_ids_on_any_thread_count() {
     // From stdin, and to a file written atomically.
     let out = d.path("sigs.jsonl");
     let bytes = std::fs::read(&input).unwrap();
-    let piped = neardup_in(
-        &repo(),
+    let piped = neardup_stdin(
         &["sign", "--jsonl", "-", "-k", "3", "-n", "32", "-o", &out],
-        Some(&bytes),
+        &bytes,
     );
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
     assert_eq!(std::fs::read(&out).unwrap(), one.stdout);
@@ -649,10 +578,11 @@ fn every_backend_gives_the_same_lines() {
     let d = Dir::new();
     let input = d.write("c.jsonl", corpus_lines(50));
     let run = |backend: &str| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
-        cmd.args(["sign", "--jsonl", &input])
-            .env("NEARDUP_BACKEND", backend);
-        cmd.output().unwrap()
+        command(&repo())
+            .args(["sign", "--jsonl", &input])
+            .env("NEARDUP_BACKEND", backend)
+            .output()
+            .unwrap()
     };
     let portable = run("portable");
     assert_eq!(portable.status.code(), Some(0));
@@ -665,4 +595,39 @@ fn every_backend_gives_the_same_lines() {
         }
     }
     assert!(stderr(&run("mmx")).contains("unknown backend 'mmx'"));
+}
+
+#[test]
+fn every_backend_gives_the_same_comparison_and_verifies_it() {
+    let d = Dir::new();
+    let (a, b) = (d.write("a.txt", A), d.write("b.txt", B));
+    let receipt = d.path("r.json");
+    let run = |backend: &str, args: &[&str]| {
+        command(&repo())
+            .args(args)
+            .env("NEARDUP_BACKEND", backend)
+            .output()
+            .unwrap()
+    };
+    let compare = |backend| {
+        let o = run(
+            backend,
+            &["compare", "--json", &a, &b, "--receipt", &receipt],
+        );
+        let mut json = json_of(&o);
+        json.as_object_mut().unwrap().remove("elapsed_ms");
+        json
+    };
+    let portable = compare("portable");
+    let written = std::fs::read(&receipt).unwrap();
+    for backend in neardup::Backend::ALL {
+        if neardup::Backend::from_name(backend).is_none() {
+            assert_error(&run(backend, &["compare", &a, &b]), 2, "cannot run");
+            continue;
+        }
+        assert_eq!(compare(backend), portable, "{backend}");
+        assert_eq!(std::fs::read(&receipt).unwrap(), written, "{backend}");
+        let o = run(backend, &["verify", &receipt, &a, &b]);
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", stderr(&o));
+    }
 }

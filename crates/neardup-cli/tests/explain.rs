@@ -1,43 +1,32 @@
 //! End-to-end tests of `neardup compare --explain` against the built binary.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/explain")
-        .join(name)
+use crate::util::*;
+
+fn explain(name: &str) -> std::path::PathBuf {
+    data("explain").join(name)
 }
 
-fn read(name: &str) -> String {
-    std::fs::read_to_string(data(name)).unwrap()
+fn text(name: &str) -> String {
+    read(explain(name))
 }
 
 /// Runs `neardup compare A B <args>` on the crafted pair, with NO_COLOR
 /// cleared unless `no_color` says otherwise.
 fn compare(args: &[&str], no_color: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
+    let mut cmd = command(&repo());
     cmd.arg("compare")
-        .arg(data("a.txt"))
-        .arg(data("b.txt"))
+        .arg(explain("a.txt"))
+        .arg(explain("b.txt"))
         .args(args)
         .env_remove("NO_COLOR");
     if let Some(v) = no_color {
         cmd.env("NO_COLOR", v);
     }
     cmd.output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
 }
 
 /// The report's evidence section: from the coverage line to the end.
@@ -47,41 +36,41 @@ fn evidence(report: &str) -> &str {
 
 #[test]
 fn plain_output_matches_the_expected_file() {
-    let out = stdout(&compare(
+    let out = ok_stdout(&compare(
         &["-k", "3", "--explain", "--color", "never"],
         None,
     ));
-    assert_eq!(evidence(&out), read("expected.txt"));
+    assert_eq!(evidence(&out), text("expected.txt"));
     assert!(!out.contains('\x1b'));
     // The evidence comes after the usual report, which is unchanged.
-    let plain = stdout(&compare(&["-k", "3"], None));
+    let plain = ok_stdout(&compare(&["-k", "3"], None));
     let head = |s: &str| s.lines().take(7).collect::<Vec<_>>().join("\n");
     assert_eq!(head(&out), head(&plain));
 }
 
 #[test]
 fn max_passages_keeps_the_longest() {
-    let out = stdout(&compare(
+    let out = ok_stdout(&compare(
         &["-k", "3", "--explain", "--max-passages", "1"],
         None,
     ));
     let ev = evidence(&out);
     assert!(ev.contains("  passages    4, the 1 longest:\n  1. 43 words, A line 1, B line 3\n"));
     assert!(!ev.contains("  2. "));
-    let none = stdout(&compare(&["--explain", "-k", "60"], None));
+    let none = ok_stdout(&compare(&["--explain", "-k", "60"], None));
     assert!(none.contains("  passages    none shared\n"));
 }
 
 #[test]
 fn colour_follows_the_flag_and_no_color() {
-    let always = stdout(&compare(
+    let always = ok_stdout(&compare(
         &["-k", "3", "--explain", "--color", "always"],
         Some("1"),
     ));
     assert!(always.contains("\x1b[1;32mVisitors today"), "{always}");
     // Not a terminal: auto means no colour, NO_COLOR or not.
     for no_color in [None, Some("1"), Some("")] {
-        let auto = stdout(&compare(&["-k", "3", "--explain"], no_color));
+        let auto = ok_stdout(&compare(&["-k", "3", "--explain"], no_color));
         assert!(!auto.contains('\x1b'));
     }
 }
@@ -91,7 +80,7 @@ fn explain_options_need_explain() {
     for args in [&["--max-passages", "3"][..], &["--color", "always"]] {
         let o = compare(args, None);
         assert_eq!(o.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&o.stderr).contains("--explain"));
+        assert!(stderr(&o).contains("--explain"));
     }
 }
 
@@ -104,9 +93,12 @@ fn words(text: &str) -> Vec<String> {
 
 #[test]
 fn json_offsets_point_into_the_original_texts() {
-    let (a, b) = (read("a.txt"), read("b.txt"));
-    let out: Value =
-        serde_json::from_str(&stdout(&compare(&["-k", "3", "--explain", "--json"], None))).unwrap();
+    let (a, b) = (text("a.txt"), text("b.txt"));
+    let out: Value = serde_json::from_str(&ok_stdout(&compare(
+        &["-k", "3", "--explain", "--json"],
+        None,
+    )))
+    .unwrap();
     let passages = out["passages"].as_array().unwrap();
     assert_eq!(passages.len(), 4);
     let mut shared = 0;
@@ -143,7 +135,7 @@ fn json_offsets_point_into_the_original_texts() {
     assert!(c["b"].as_f64().unwrap() < 1.0);
     // Passages never enter the receipt.
     let without: Value =
-        serde_json::from_str(&stdout(&compare(&["-k", "3", "--json"], None))).unwrap();
+        serde_json::from_str(&ok_stdout(&compare(&["-k", "3", "--json"], None))).unwrap();
     assert_eq!(out["receipt"], without["receipt"]);
     assert_eq!(out["receipt_sha256"], without["receipt_sha256"]);
     assert!(without.get("passages").is_none());

@@ -1,48 +1,12 @@
-//! End-to-end tests of `neardup scan` against the built binary, on small
-//! corpora made in temp dirs.
+//! `neardup scan`, end to end, on small corpora made in temp dirs.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-// ----- harness ---------------------------------------------------------------
-
-fn neardup(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-#[track_caller]
-fn ok(o: &Output) -> String {
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(0), "stderr: {err}");
-    err
-}
-
-#[track_caller]
-fn fails(o: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.lines().count(), 1, "one-line error expected: {err}");
-    assert!(err.contains(needle), "{needle:?} not in {err:?}");
-}
-
-fn read(path: impl AsRef<Path>) -> String {
-    std::fs::read_to_string(path).unwrap()
-}
-
-fn jsonl(path: impl AsRef<Path>) -> Vec<Value> {
-    read(path)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use crate::util::*;
 
 /// A deterministic word stream (an LCG), so corpora need no RNG crate.
 struct Words(u64);
@@ -130,12 +94,12 @@ fn scan_all(dir: &Path, out: &str, extra: &[&str]) -> String {
         &receipts,
     ];
     args.extend_from_slice(extra);
-    ok(&neardup(dir, &args))
+    ok(&neardup_in(dir, &args))
 }
 
-fn setup() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_owned();
+fn setup() -> (Dir, std::path::PathBuf) {
+    let dir = Dir::new();
+    let root = dir.root().to_owned();
     write_jsonl(&root.join("corpus.jsonl"), &corpus());
     (dir, root)
 }
@@ -254,7 +218,7 @@ fn receipt_hashes_are_what_compare_prints_and_verify() {
         let (a, b) = (p["a"].as_str().unwrap(), p["b"].as_str().unwrap());
         std::fs::write(root.join("a.txt"), text(a)).unwrap();
         std::fs::write(root.join("b.txt"), text(b)).unwrap();
-        let o = neardup(&root, &["compare", "--json", "a.txt", "b.txt"]);
+        let o = neardup_in(&root, &["compare", "--json", "a.txt", "b.txt"]);
         ok(&o);
         let c: Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(c["receipt_sha256"], p["receipt_sha256"], "{a} {b}");
@@ -264,7 +228,7 @@ fn receipt_hashes_are_what_compare_prints_and_verify() {
         let receipt = format!("out/receipts/{hash}.json");
         let bytes = std::fs::read(root.join(&receipt)).unwrap();
         assert_eq!(neardup::Digest::of(&bytes).to_string(), hash);
-        ok(&neardup(
+        ok(&neardup_in(
             &root,
             &["verify", "--sha256", hash, &receipt, "a.txt", "b.txt"],
         ));
@@ -325,12 +289,12 @@ fn outputs_are_byte_identical_across_threads_and_memory_budgets() {
 #[test]
 fn signature_files_give_the_same_result_without_re_signing() {
     let (_d, root) = setup();
-    ok(&neardup(
+    ok(&neardup_in(
         &root,
         &["sign", "--jsonl", "corpus.jsonl", "-o", "sigs.jsonl"],
     ));
     let p = |out: &str| format!("{out}.jsonl");
-    ok(&neardup(
+    ok(&neardup_in(
         &root,
         &[
             "scan",
@@ -341,7 +305,7 @@ fn signature_files_give_the_same_result_without_re_signing() {
             "ca.jsonl",
         ],
     ));
-    ok(&neardup(
+    ok(&neardup_in(
         &root,
         &[
             "scan",
@@ -353,7 +317,7 @@ fn signature_files_give_the_same_result_without_re_signing() {
         ],
     ));
     assert_eq!(read(root.join("a.jsonl")), read(root.join("b.jsonl")));
-    let o = neardup(&root, &["scan", "sigs.jsonl", "--pairs", "-", "-q"]);
+    let o = neardup_in(&root, &["scan", "sigs.jsonl", "--pairs", "-", "-q"]);
     ok(&o);
     assert_eq!(
         String::from_utf8(o.stdout).unwrap(),
@@ -362,7 +326,7 @@ fn signature_files_give_the_same_result_without_re_signing() {
     assert_eq!(read(root.join("ca.jsonl")), read(root.join("cb.jsonl")));
 
     // Signatures made with other parameters are refused, naming the line.
-    ok(&neardup(
+    ok(&neardup_in(
         &root,
         &[
             "sign",
@@ -374,8 +338,9 @@ fn signature_files_give_the_same_result_without_re_signing() {
             "k3.jsonl",
         ],
     ));
-    fails(
-        &neardup(&root, &["scan", "k3.jsonl", "--pairs", "x.jsonl"]),
+    assert_error(
+        &neardup_in(&root, &["scan", "k3.jsonl", "--pairs", "x.jsonl"]),
+        2,
         "'k3.jsonl': line 1: signed with k=3, n=128, but this scan uses k=5, n=128",
     );
     assert!(!root.join("x.jsonl").exists());
@@ -391,11 +356,11 @@ fn against_reports_only_new_pairs_and_never_drops_ref() {
         .partition(|(id, _)| id.starts_with("base") || id.starts_with("near"));
     write_jsonl(&root.join("ref.jsonl"), &refs);
     write_jsonl(&root.join("new.jsonl"), &new);
-    ok(&neardup(
+    ok(&neardup_in(
         &root,
         &["sign", "--jsonl", "ref.jsonl", "-o", "ref.sig"],
     ));
-    ok(&neardup(
+    ok(&neardup_in(
         &root,
         &[
             "scan",
@@ -435,8 +400,8 @@ fn against_reports_only_new_pairs_and_never_drops_ref() {
 
 #[test]
 fn directory_inputs_warn_on_bad_files_unless_strict() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+    let dir = Dir::new();
+    let root = dir.root();
     let docs = corpus();
     std::fs::create_dir_all(root.join("tree/sub")).unwrap();
     for (id, text) in docs.iter().take(24) {
@@ -444,7 +409,7 @@ fn directory_inputs_warn_on_bad_files_unless_strict() {
     }
     std::fs::write(root.join("tree/binary.bin"), b"\xff\xfe\x00 not text").unwrap();
     std::fs::write(root.join("tree/big.txt"), "x ".repeat(10_000)).unwrap();
-    let o = neardup(
+    let o = neardup_in(
         root,
         &[
             "scan",
@@ -475,8 +440,8 @@ fn directory_inputs_warn_on_bad_files_unless_strict() {
     assert_eq!(deduped[0]["id"], "tree/sub/base0.txt");
     assert_eq!(deduped[0]["text"].as_str().unwrap(), docs[0].1);
 
-    fails(
-        &neardup(
+    assert_error(
+        &neardup_in(
             root,
             &[
                 "scan",
@@ -488,6 +453,7 @@ fn directory_inputs_warn_on_bad_files_unless_strict() {
                 "q.jsonl",
             ],
         ),
+        2,
         "'tree/big.txt' is 20000 bytes",
     );
     assert!(!root.join("q.jsonl").exists());
@@ -519,46 +485,55 @@ fn bad_input_fails_cleanly_and_leaves_no_output() {
         ]
     };
     std::fs::create_dir(root.join("o")).unwrap();
-    fails(&neardup(&root, &args("bad.jsonl")), "'bad.jsonl': line 3: ");
-    fails(
-        &neardup(&root, &args("dup.jsonl")),
+    assert_error(
+        &neardup_in(&root, &args("bad.jsonl")),
+        2,
+        "'bad.jsonl': line 3: ",
+    );
+    assert_error(
+        &neardup_in(&root, &args("dup.jsonl")),
+        2,
         "'dup.jsonl' line 2: duplicate id \"x\" (first seen at 'dup.jsonl' line 1)",
     );
-    fails(
-        &neardup(&root, &args("missing.jsonl")),
+    assert_error(
+        &neardup_in(&root, &args("missing.jsonl")),
+        2,
         "reading 'missing.jsonl': no such file",
     );
     assert_eq!(std::fs::read_dir(root.join("o")).unwrap().count(), 0);
 
-    fails(
-        &neardup(
+    assert_error(
+        &neardup_in(
             &root,
             &["scan", "corpus.jsonl", "--bands", "40", "--rows", "4"],
         ),
+        2,
         "--bands 40 × --rows 4 must be at least 1 each and use at most n = 128 slots",
     );
-    fails(
-        &neardup(
+    assert_error(
+        &neardup_in(
             &root,
             &["scan", "corpus.jsonl", "--pairs", "no/such/dir/p.jsonl"],
         ),
+        2,
         "writing 'no/such/dir/p.jsonl'",
     );
-    fails(
-        &neardup(
+    assert_error(
+        &neardup_in(
             &root,
             &["scan", "corpus.jsonl", "--pairs", "-", "--clusters", "-"],
         ),
+        2,
         "only one output can go to standard output",
     );
-    let o = neardup(&root, &["scan", "corpus.jsonl", "--threshold", "1.5"]);
+    let o = neardup_in(&root, &["scan", "corpus.jsonl", "--threshold", "1.5"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn bands_and_rows_and_threshold_can_be_set() {
     let (_d, root) = setup();
-    let err = ok(&neardup(
+    let err = ok(&neardup_in(
         &root,
         &[
             "scan",
@@ -587,14 +562,14 @@ fn bands_and_rows_and_threshold_can_be_set() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_removes_the_temp_dir() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+    let dir = Dir::new();
+    let root = dir.root();
     // Large enough that the scan is still running when the signal comes.
     let mut w = Words(3);
     let docs: Vec<(String, String)> = (0..4000).map(|i| (format!("d{i}"), w.text(400))).collect();
     write_jsonl(&root.join("big.jsonl"), &docs);
     std::fs::create_dir(root.join("tmp")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut child = command(root)
         .args([
             "scan",
             "big.jsonl",
@@ -607,8 +582,6 @@ fn ctrl_c_removes_the_temp_dir() {
             "--pairs",
             "p.jsonl",
         ])
-        .current_dir(root)
-        .stdin(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -659,8 +632,8 @@ fn all_pairs(root: &Path, sigs: &str, bp: u64) -> BTreeSet<(String, String)> {
 
 #[test]
 fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+    let dir = Dir::new();
+    let root = dir.root();
     let mut w = Words(11);
     let mut docs = Vec::new();
     for i in 0..40 {
@@ -675,12 +648,12 @@ fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
         docs.push((format!("v{i}"), words.join(" ")));
     }
     write_jsonl(&root.join("c.jsonl"), &docs);
-    ok(&neardup(
+    ok(&neardup_in(
         root,
         &["sign", "--jsonl", "c.jsonl", "-o", "s.jsonl"],
     ));
     for (t, bp) in [("0.75", 7500), ("0.5", 5000), ("0.9", 9000)] {
-        ok(&neardup(
+        ok(&neardup_in(
             root,
             &["scan", "s.jsonl", "--threshold", t, "--pairs", "p.jsonl"],
         ));

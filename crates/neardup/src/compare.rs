@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::{normalize, Doc, Error, Fingerprint, Params, Receipt, ShingleSet};
+use crate::{normalize, Backend, Doc, Error, Fingerprint, Params, Receipt, ShingleSet};
 
 /// The result of comparing two texts.
 #[derive(Debug, Clone)]
@@ -61,10 +61,15 @@ impl Estimate {
 /// # Ok::<(), neardup::Error>(())
 /// ```
 pub fn compare(a: &str, b: &str, params: Params) -> Comparison {
+    compare_with(a, b, params, Backend::detect())
+}
+
+/// [`compare`] on a chosen backend.
+pub fn compare_with(a: &str, b: &str, params: Params, backend: Backend) -> Comparison {
     let (na, nb) = (normalize(a), normalize(b));
     let (sa, sb) = (
-        ShingleSet::new(&na, params.k()),
-        ShingleSet::new(&nb, params.k()),
+        ShingleSet::with_backend(&na, params.k(), backend),
+        ShingleSet::with_backend(&nb, params.k(), backend),
     );
     Comparison::of_sets([&sa, &sb], params)
 }

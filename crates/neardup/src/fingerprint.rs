@@ -1,6 +1,6 @@
 //! What a receipt needs to know about one document.
 
-use crate::{normalize, Digest, Params, ShingleSet, Signature};
+use crate::{normalize, Backend, Digest, Params, ShingleSet, Signature};
 
 /// One document reduced to what SPEC §9 records of it: the hash of its
 /// normalized text, its distinct shingle count and its signature.
@@ -33,17 +33,22 @@ impl Fingerprint {
     /// assert!(Fingerprint::of("too short", Params::DEFAULT).signature.is_none());
     /// ```
     pub fn of(text: &str, params: Params) -> Fingerprint {
+        Fingerprint::of_with(text, params, Backend::detect())
+    }
+
+    /// [`Fingerprint::of`] on a chosen backend.
+    pub fn of_with(text: &str, params: Params, backend: Backend) -> Fingerprint {
         let normalized = normalize(text);
         Fingerprint::of_set(
             &normalized,
-            &ShingleSet::new(&normalized, params.k()),
+            &ShingleSet::with_backend(&normalized, params.k(), backend),
             params,
         )
     }
 
     /// The fingerprint of an already normalized text whose shingle set the
     /// caller has built with `params`' `K` (and may keep, for the exact
-    /// Jaccard). Crate-private: [`crate::Doc`] is the public way, and checks
+    /// Jaccard), signed on the set's backend. Crate-private: [`crate::Doc`] is the public way, and checks
     /// the `K`.
     pub(crate) fn of_set(normalized: &str, set: &ShingleSet<'_>, params: Params) -> Fingerprint {
         let base = set.base_hashes();
@@ -51,7 +56,7 @@ impl Fingerprint {
             params,
             normalized_sha256: Digest::of(normalized.as_bytes()),
             shingles: set.len() as u64,
-            signature: Signature::from_base_hashes(&base, params),
+            signature: Signature::from_base_hashes_with(&base, params, set.backend()),
         }
     }
 }

@@ -1,74 +1,67 @@
-//! # neardup — near-duplicate verification with receipts anyone can check
-//!
-//! This crate implements `kar-shingle-minhash-v1` (see `SPEC.md`): normalize
-//! two texts, take their word K-shingles, MinHash them with fixed,
-//! published constants, and decide IDENTICAL, NEAR-DUPLICATE, OVERLAPPING,
-//! DISTINCT or INSUFFICIENT-DATA. The result comes with a [`Receipt`] whose
-//! canonical JSON and SHA-256 are the same on every machine, forever.
-//!
-//! The crate is pure: no I/O, no clock, no randomness, no platform-sized
-//! integer or `std::hash` output in anything that reaches a receipt.
-//!
-//! ```
-//! use neardup::{compare, Params, Verdict};
-//! let c = compare("Four score and seven years ago our fathers",
-//!                 "Four score and seven years ago our fathers", Params::DEFAULT);
-//! assert_eq!(c.receipt.verdict, Verdict::Identical);
-//! println!("{}  {}", c.receipt.sha256(), c.receipt.canonical());
-//! ```
-
-// `unsafe` is allowed only in `platform.rs`, to call the backend compiled
-// for CPU features that were checked at run time.
+#![doc = include_str!("../README.md")]
+// `unsafe` is allowed only in `backend.rs`'s dispatch, to call the backend
+// compiled for CPU features that its constructor checked at run time.
 #![deny(unsafe_code)]
 
-mod cluster;
-mod compare;
-mod digest;
-mod doc;
-mod error;
-mod evidence;
-mod fingerprint;
-mod lsh;
-// The lane code serves the x86-64 backends; elsewhere only `key_one` runs.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-mod multibuffer;
+// The spec pipeline (SPEC §1–§10), one module a step.
 pub mod normalize;
 mod params;
 mod permutation;
-mod platform;
 mod receipt;
-mod record;
-pub mod scan;
-#[cfg(target_arch = "x86_64")]
-mod sha_ni;
 pub mod shingle;
 mod signature;
-mod span;
-mod suffix_automaton;
-mod text;
 mod verdict;
-mod words;
 
-pub use cluster::Clusters;
-pub use compare::{compare, Comparison, Estimate, Report};
-pub use digest::Digest;
-pub use doc::Doc;
-pub use error::Error;
-pub use evidence::{explain, Evidence, Passage};
-pub use fingerprint::Fingerprint;
-pub use lsh::{Banding, Threshold};
 pub use normalize::{normalize, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
-pub use platform::Backend;
 pub use receipt::{DocumentDigest, Mismatch, Receipt, Verification, ALGORITHM};
-pub use record::SignatureRecord;
 pub use shingle::ShingleSet;
 pub use signature::{h0, Signature};
-pub use span::Span;
-pub use text::decode;
 pub use verdict::Verdict;
+
+// Documents and comparisons: the owned values adapters hold.
+mod compare;
+mod digest;
+mod doc;
+mod fingerprint;
+mod record;
+mod text;
+
+pub use compare::{compare, compare_with, Comparison, Estimate, Report};
+pub use digest::Digest;
+pub use doc::Doc;
+pub use fingerprint::Fingerprint;
+pub use record::SignatureRecord;
+pub use text::decode;
+
+// The corpus: the scan algorithm and its parts.
+mod cluster;
+mod lsh;
+pub mod scan;
+
+pub use cluster::Clusters;
+pub use lsh::{Banding, Threshold};
+
+// Evidence: the passages two texts share, for people, never in a receipt.
+mod evidence;
+mod span;
+mod suffix_automaton;
+mod words;
+
+pub use evidence::{explain, Evidence, Passage};
+pub use span::Span;
 pub use words::Words;
+
+// Backends: the two hot loops, picked at run time, all bit-identical.
+mod backend;
+
+pub use backend::Backend;
+
+// The crate's one error type.
+mod error;
+
+pub use error::Error;
 
 /// The README's examples, run as doc-tests so that they stay true.
 #[doc = include_str!("../../../README.md")]

@@ -62,6 +62,9 @@ pub struct ShingleSet<'a> {
     /// a binding holds without a lifetime.
     normalized: Cow<'a, str>,
     k: usize,
+    /// The backend that hashed the shingles, which signs them too
+    /// ([`crate::Fingerprint::of_set`]): one choice covers a document.
+    backend: Backend,
     /// One entry per distinct shingle, the first occurrence.
     distinct: Vec<Entry>,
 }
@@ -118,10 +121,12 @@ impl<'a> ShingleSet<'a> {
     /// assert_eq!(s.len(), 4); // "to be" appears twice
     /// ```
     pub fn new(normalized: &'a str, k: usize) -> ShingleSet<'a> {
-        ShingleSet::with_backend(normalized, k, Backend::active())
+        ShingleSet::with_backend(normalized, k, Backend::detect())
     }
 
-    /// [`ShingleSet::new`] on a chosen backend.
+    /// [`ShingleSet::new`] on a chosen backend, which the set keeps
+    /// ([`ShingleSet::backend`]) so that its signature is computed on the
+    /// same one.
     pub fn with_backend(normalized: &'a str, k: usize, backend: Backend) -> ShingleSet<'a> {
         ShingleSet::build(Cow::Borrowed(normalized), k, backend)
     }
@@ -179,6 +184,7 @@ impl<'a> ShingleSet<'a> {
         let mut set = ShingleSet {
             normalized,
             k,
+            backend,
             distinct: Vec::with_capacity(total),
         };
         let mut first: HashMap<u64, usize, BuildHasherDefault<KeyHasher>> = HashMap::default();
@@ -235,6 +241,11 @@ impl<'a> ShingleSet<'a> {
             end.unwrap_or(rest.len())
         });
         &rest[..len]
+    }
+
+    /// The backend the set was built on, and that signs it.
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     /// The number of distinct shingles, the receipt's `shingles`.
@@ -416,8 +427,9 @@ mod tests {
         let mut want: Vec<&str> = shingles(&text, 2).collect();
         want.sort_unstable();
         want.dedup();
-        for backend in Backend::ALL.into_iter().filter(|b| b.is_supported()) {
+        for backend in Backend::supported() {
             let set = ShingleSet::with_backend(&text, 2, backend);
+            assert_eq!(set.backend(), backend);
             let mut got: Vec<&str> = set.iter().collect();
             got.sort_unstable();
             assert_eq!(got, want, "{backend:?}");
@@ -429,6 +441,7 @@ mod tests {
         let mut set = ShingleSet {
             normalized: "a b a c".into(),
             k: 1,
+            backend: Backend::portable(),
             distinct: Vec::new(),
         };
         // Pretend every word hashed to the same key.

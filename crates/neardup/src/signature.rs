@@ -38,13 +38,22 @@ impl Signature {
     /// # Ok::<(), neardup::Error>(())
     /// ```
     pub fn from_base_hashes(hashes: &[u32], params: Params) -> Option<Signature> {
+        Signature::from_base_hashes_with(hashes, params, Backend::detect())
+    }
+
+    /// [`Signature::from_base_hashes`] on a chosen backend.
+    pub fn from_base_hashes_with(
+        hashes: &[u32],
+        params: Params,
+        backend: Backend,
+    ) -> Option<Signature> {
         if hashes.is_empty() {
             return None;
         }
         let perm = permutations();
         let n = params.n();
         let mut slots = vec![u32::MAX; n];
-        Backend::active().min_slots(hashes, &perm.a[..n], &perm.b[..n], &mut slots);
+        backend.min_slots(hashes, &perm.a[..n], &perm.b[..n], &mut slots);
         Some(Signature(slots.into_boxed_slice()))
     }
 
@@ -99,7 +108,7 @@ impl Signature {
             b'a'..=b'f' => Some(c - b'a' + 10),
             _ => None,
         };
-        if hex.len() % 8 != 0 {
+        if !hex.len().is_multiple_of(8) {
             return Err(Error::SignatureHex(hex.to_owned()));
         }
         let slots = hex
@@ -160,14 +169,16 @@ mod tests {
         let p = Params::new(1, 16).unwrap();
         let perm = permutations();
         let hs = [7u32, 123_456, u32::MAX];
-        let sig = Signature::from_base_hashes(&hs, p).unwrap();
-        for i in 0..16 {
-            let want = hs
-                .iter()
-                .map(|&h| perm.a[i].wrapping_mul(h).wrapping_add(perm.b[i]))
-                .min()
-                .unwrap();
-            assert_eq!(sig.slots()[i], want);
+        for backend in Backend::supported() {
+            let sig = Signature::from_base_hashes_with(&hs, p, backend).unwrap();
+            for i in 0..16 {
+                let want = hs
+                    .iter()
+                    .map(|&h| perm.a[i].wrapping_mul(h).wrapping_add(perm.b[i]))
+                    .min()
+                    .unwrap();
+                assert_eq!(sig.slots()[i], want, "{backend:?}");
+            }
         }
     }
 }

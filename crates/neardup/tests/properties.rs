@@ -1,6 +1,6 @@
 //! Invariants that must hold for every input, checked with proptest.
 
-use neardup::{compare, normalize, Params, Receipt, Verdict};
+use neardup::{compare, normalize, Backend, Fingerprint, Params, Receipt, Verdict};
 use proptest::prelude::*;
 
 /// Text built from a small vocabulary, so that random pairs share shingles,
@@ -39,7 +39,38 @@ fn params() -> impl Strategy<Value = Params> {
         .prop_map(|(k, n)| Params::new(k, n).unwrap())
 }
 
+/// Any Unicode words (control characters aside, which are also
+/// separators) with any Unicode whitespace between them: enough of them
+/// for k = 64, and lengths on both sides of the one- and two-block limits
+/// of the multi-buffer SHA-256.
+fn unicode_text() -> impl Strategy<Value = String> {
+    let space = prop::sample::select(vec![" ", "  ", "\t", "\n", "\u{a0}", "\u{3000}", "\u{85}"]);
+    prop::collection::vec(("\\PC{0,12}", space), 0..200).prop_map(|parts| {
+        parts
+            .into_iter()
+            .flat_map(|(w, s)| [w, s.to_owned()])
+            .collect()
+    })
+}
+
+/// Every k and N the spec allows, with small k (short shingles, which the
+/// lanes hash) drawn more often.
+fn any_params() -> impl Strategy<Value = Params> {
+    (prop_oneof![1u64..=8, 1u64..=64], 16u64..=256).prop_map(|(k, n)| Params::new(k, n).unwrap())
+}
+
 proptest! {
+    #[test]
+    fn every_backend_signs_like_the_portable_one(t in unicode_text(), p in any_params()) {
+        let want = Fingerprint::of_with(&t, p, Backend::portable());
+        for backend in Backend::supported() {
+            let got = Fingerprint::of_with(&t, p, backend);
+            prop_assert_eq!(got.shingles, want.shingles, "{:?}", backend);
+            prop_assert_eq!(&got.signature, &want.signature, "{:?}", backend);
+            prop_assert_eq!(&got, &want, "{:?}", backend);
+        }
+    }
+
     #[test]
     fn normalizing_twice_changes_nothing(t in text()) {
         let once = normalize(&t);

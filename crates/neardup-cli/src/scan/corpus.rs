@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use neardup::scan::lines::canonical_id;
-use neardup::{Fingerprint, Params, SignatureRecord};
+use neardup::{Backend, Fingerprint, Params, SignatureRecord};
 use rayon::prelude::*;
 
 use super::{tree, ScanArgs};
@@ -69,8 +69,8 @@ pub struct Corpus {
 
 impl Corpus {
     /// Reads and signs every input.
-    pub fn load(args: &ScanArgs, params: Params) -> Result<Corpus> {
-        let mut loader = Loader::new(args, params);
+    pub fn load(args: &ScanArgs, params: Params, backend: Backend) -> Result<Corpus> {
+        let mut loader = Loader::new(args, params, backend);
         for path in &args.against {
             loader.input(path, true)?;
         }
@@ -91,10 +91,11 @@ struct Loader<'a> {
     collided: HashMap<String, u32>,
     args: &'a ScanArgs,
     params: Params,
+    backend: Backend,
 }
 
 impl<'a> Loader<'a> {
-    fn new(args: &'a ScanArgs, params: Params) -> Loader<'a> {
+    fn new(args: &'a ScanArgs, params: Params, backend: Backend) -> Loader<'a> {
         Loader {
             corpus: Corpus {
                 docs: Vec::new(),
@@ -107,6 +108,7 @@ impl<'a> Loader<'a> {
             collided: HashMap::new(),
             args,
             params,
+            backend,
         }
     }
 
@@ -194,13 +196,13 @@ impl<'a> Loader<'a> {
         let total: u64 = walk.files.iter().map(|(_, size)| size).sum();
         let bar = progress::bytes(Some(total), self.args.batch.quiet);
         let mut kept = Vec::new();
-        let (params, strict) = (self.params, self.args.strict);
+        let (params, backend, strict) = (self.params, self.backend, self.args.strict);
         let opts = self.args.input;
         for chunk in walk.files.chunks(256) {
             let signed: Vec<Result<Option<Fingerprint>>> = chunk
                 .par_iter()
                 .map(|(path, _)| match crate::input::read_text(path, &opts) {
-                    Ok(text) => Ok(Some(Fingerprint::of(&text, params))),
+                    Ok(text) => Ok(Some(Fingerprint::of_with(&text, params, backend))),
                     Err(e) if strict => Err(e),
                     Err(e) => {
                         eprintln!("neardup: warning: {e:#} (skipped)");
@@ -267,13 +269,16 @@ impl<'a> Loader<'a> {
             text: &self.args.text_field,
             lossy: self.args.input.lossy,
         };
-        let params = self.params;
+        let (params, backend) = (self.params, self.backend);
         let parse = |l: &Line| -> Result<(String, Fingerprint)> {
             match kind {
                 Kind::Signatures => signature_line(l, params),
                 _ => {
                     let doc = fields.parse(l)?;
-                    Ok((id_of(doc.id)?, Fingerprint::of(&doc.text, params)))
+                    Ok((
+                        id_of(doc.id)?,
+                        Fingerprint::of_with(&doc.text, params, backend),
+                    ))
                 }
             }
         };
@@ -370,7 +375,7 @@ mod tests {
         let Command::Scan(args) = cli.command else {
             unreachable!()
         };
-        let mut loader = Loader::new(&args, Params::DEFAULT);
+        let mut loader = Loader::new(&args, Params::DEFAULT, Backend::detect());
         let fp = Fingerprint::of("", Params::DEFAULT);
         let mut push = |id: &str, line| loader.push(id.to_owned(), fp.clone(), 0, line);
         // "ab" and "cd" have one hash here.

@@ -44,7 +44,7 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
     loop {
         let next = records.next_record()?;
         seen += 1;
-        if seen % 65_536 == 0 {
+        if seen.is_multiple_of(65_536) {
             bar.set_position(seen);
         }
         let key = next.map(|r| (r.band, r.key));

@@ -6,14 +6,14 @@
 //! independent messages step by step keep it busy. Only the key (the first
 //! 8 bytes of the digest) is produced.
 //!
-//! Everything here is `unsafe` to call: the caller must have checked SHA,
-//! SSE4.1 and SSSE3 support at run time (`platform.rs` does).
-
-#![allow(unsafe_code)]
+//! Every function here is compiled for SHA, SSE2, SSSE3 and SSE4.1, so
+//! calling [`keys`] is `unsafe` unless the caller holds a backend whose
+//! constructor checked them (`Backend::sha_ni` does).
 
 use std::arch::x86_64::*;
 
-use crate::multibuffer::{key_one, pad, IV, K, MAX_ONE_BLOCK};
+use super::multibuffer::{pad, IV, K, MAX_ONE_BLOCK};
+use super::portable::key_one;
 
 /// How many messages run interleaved.
 const WAYS: usize = 4;
@@ -140,11 +140,8 @@ impl<const B: usize> Queue<B> {
 }
 
 /// Appends the keys of the messages `text[start..end]`, in order.
-///
-/// # Safety
-/// The CPU must support SHA, SSE4.1 and SSSE3.
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-pub unsafe fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
+pub fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
     let base = out.len();
     out.resize(base + spans.len(), 0);
     let out = &mut out[base..];

@@ -6,11 +6,11 @@
 //! waiting on the dependency chain of 64 rounds. Here the rounds run on
 //! `L` independent messages at once: every state word is an array of `L`
 //! lanes and each round is plain lane-wise arithmetic that the compiler
-//! turns into vector instructions (16 lanes of AVX-512 or 8 of AVX2, see
-//! `platform.rs`). The code is portable and safe; only the choice of
-//! target features differs per backend.
+//! turns into vector instructions (16 lanes of AVX-512, see `avx512.rs`).
+//! The code is portable and safe; only the target features it is compiled
+//! with are the backend's. `sha_ni.rs` shares its padding and constants.
 
-use sha2::{Digest as _, Sha256};
+use super::portable::key_one;
 
 /// A message fits in one block when its padding (0x80 and the 8-byte
 /// length) fits after it.
@@ -30,13 +30,6 @@ pub(crate) const K: [u32; 64] = [
 pub(crate) const IV: [u32; 8] = [
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
-
-/// The first 8 bytes of SHA-256 of `message`, big-endian: `h0` is the top
-/// half. One message at a time, for messages of any length.
-pub fn key_one(message: &[u8]) -> u64 {
-    let d = Sha256::digest(message);
-    u64::from_be_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
-}
 
 /// Pads the message `text[start..end]` into `B` blocks (SHA-256 padding:
 /// 0x80, zeros, the bit length). Reads a fixed-size window when the text

@@ -1,0 +1,9 @@
+//! End-to-end tests against the built `neardup` binary. One test binary with
+//! one harness (`util`), as ripgrep does: one link instead of one per file,
+//! and no copies of the helpers.
+
+mod util;
+
+mod cli;
+mod explain;
+mod scan;

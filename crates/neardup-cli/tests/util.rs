@@ -1,0 +1,136 @@
+//! The harness every end-to-end test uses: running the built binary,
+//! temp dirs, and the output contract (exit code, stdout, one stderr line).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// The repository root, where relative paths in the README resolve.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A file under `tests/data`.
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// The built binary, run from `dir` with stdin closed: the base of every run,
+/// for the tests that set environment variables or spawn it.
+pub fn command(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
+    cmd.current_dir(dir).stdin(Stdio::null());
+    cmd
+}
+
+/// `neardup ARGS`, run from the repository root.
+pub fn neardup(args: &[&str]) -> Output {
+    neardup_in(&repo(), args)
+}
+
+/// `neardup ARGS`, run from `dir`.
+pub fn neardup_in(dir: &Path, args: &[&str]) -> Output {
+    command(dir).args(args).output().unwrap()
+}
+
+/// `neardup ARGS`, run from the repository root with `stdin` on its stdin.
+pub fn neardup_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = command(&repo())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Asserts success and returns stderr (where scan's summary goes).
+#[track_caller]
+pub fn ok(o: &Output) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(0), "stderr: {err}");
+    err
+}
+
+/// Asserts success and returns stdout.
+#[track_caller]
+pub fn ok_stdout(o: &Output) -> String {
+    ok(o);
+    stdout(o)
+}
+
+/// Asserts success and parses stdout as one JSON value.
+#[track_caller]
+pub fn json_of(o: &Output) -> Value {
+    ok(o);
+    serde_json::from_str(&stdout(o)).unwrap()
+}
+
+/// Asserts the error contract: the exit code, nothing on stdout, and one
+/// stderr line that contains `needle`.
+#[track_caller]
+pub fn assert_error(o: &Output, code: i32, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert!(
+        o.stdout.is_empty(),
+        "no partial output expected, got {:?}",
+        stdout(o)
+    );
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one-line error expected, got {err:?}"
+    );
+    assert!(err.contains(needle), "{err:?} should contain {needle:?}");
+}
+
+pub fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The lines of a JSONL file, parsed.
+pub fn jsonl(path: impl AsRef<Path>) -> Vec<Value> {
+    read(path)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A temp dir, removed when dropped; paths come back as strings, ready to be
+/// arguments.
+pub struct Dir(tempfile::TempDir);
+
+impl Dir {
+    pub fn new() -> Dir {
+        Dir(tempfile::tempdir().unwrap())
+    }
+
+    pub fn root(&self) -> &Path {
+        self.0.path()
+    }
+
+    pub fn path(&self, name: &str) -> String {
+        self.root().join(name).to_str().unwrap().to_owned()
+    }
+
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
+        let p = self.path(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}

@@ -1,0 +1,314 @@
+//! The code paths for the two hot loops, hashing shingles (SHA-256) and the
+//! `N`-slot minimum, and the choice between them.
+//!
+//! Every backend computes exactly the same values; they differ only in the
+//! CPU instructions they use. One file per backend, in the style of
+//! RustCrypto's `sha256/{soft,x86_shani}.rs`:
+//!
+//! - `portable.rs`: plain Rust, no CPU feature; what wasm and non-x86
+//!   machines run, and the reference the others must equal;
+//! - `avx2.rs`: the portable minimum loop compiled for AVX2;
+//! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, four messages
+//!   interleaved, with the AVX2 minimum loop;
+//! - `avx512.rs`: SHA-256 in 16 AVX-512 lanes (`multibuffer.rs`) and a
+//!   16-wide minimum loop.
+//!
+//! A [`Backend`] is a value, never process-wide state: whoever signs passes
+//! one in (the convenience entry points take [`Backend::detect`]). It can
+//! only be built after checking that this CPU has the features, so holding
+//! one is the proof that its code may run. That is the whole argument for
+//! the `unsafe` calls below, the only `unsafe` in the crate.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod multibuffer;
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod sha_ni;
+
+/// A code path for the hot loops that this CPU can run.
+///
+/// There is no public way to name a backend without checking for it:
+/// [`Backend::detect`] and [`Backend::portable`] always give one, the other
+/// constructors give `None` when the CPU lacks the features.
+///
+/// ```
+/// use neardup::{Backend, Fingerprint, Params};
+/// let text = "one two three four five six seven";
+/// let want = Fingerprint::of_with(text, Params::DEFAULT, Backend::portable());
+/// for backend in Backend::supported() {
+///     assert_eq!(Fingerprint::of_with(text, Params::DEFAULT, backend), want);
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Backend(Kind);
+
+/// The backends' identities. Private, so that a [`Backend`] holding one of
+/// the x86 kinds exists only once its constructor checked the CPU. The x86
+/// kinds are not even declared elsewhere, so the dispatch below needs no
+/// fallback arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    ShaNi,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Backend {
+    /// The name of every backend, whether or not this CPU can run it, in
+    /// order of preference (the last one this CPU has is the fastest). These
+    /// are the names of [`Backend::name`] and [`Backend::from_name`].
+    pub const ALL: [&'static str; 4] = ["portable", "avx2", "sha-ni", "avx512"];
+
+    /// The fastest backend this CPU can run.
+    ///
+    /// Detection is cheap to repeat: the standard library caches what the
+    /// CPU reported, so this reads a few flags and keeps no state of its own.
+    pub fn detect() -> Backend {
+        Backend::avx512()
+            .or_else(Backend::sha_ni)
+            .or_else(Backend::avx2)
+            .unwrap_or(Backend::portable())
+    }
+
+    /// Plain Rust: the `sha2` crate one message at a time (it uses SHA-NI
+    /// by itself where present) and a scalar minimum loop. Runs anywhere.
+    pub const fn portable() -> Backend {
+        Backend(Kind::Portable)
+    }
+
+    /// x86-64 AVX2: the portable hashing and an 8-wide minimum loop.
+    /// (SHA-256 in 8 AVX2 lanes measured slower than `sha2`: without
+    /// AVX-512's vector rotate the compiler keeps the rounds scalar.)
+    /// `None` when the CPU lacks AVX2.
+    pub fn avx2() -> Option<Backend> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            return Some(Backend(Kind::Avx2));
+        }
+        None
+    }
+
+    /// x86-64 SHA extensions, four messages interleaved, with the AVX2
+    /// minimum loop. `None` unless the CPU has SHA, SSSE3, SSE4.1 and AVX2.
+    pub fn sha_ni() -> Option<Backend> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("sha")
+            && std::is_x86_feature_detected!("sse2")
+            && std::is_x86_feature_detected!("ssse3")
+            && std::is_x86_feature_detected!("sse4.1")
+            && std::is_x86_feature_detected!("avx2")
+        {
+            return Some(Backend(Kind::ShaNi));
+        }
+        None
+    }
+
+    /// x86-64 AVX-512F: 16 messages hashed side by side, 16-wide minimum.
+    /// `None` when the CPU lacks AVX-512F.
+    pub fn avx512() -> Option<Backend> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") {
+            return Some(Backend(Kind::Avx512));
+        }
+        None
+    }
+
+    /// The backend of that [`Backend::name`], if this CPU can run it.
+    /// `None` both for a name not in [`Backend::ALL`] and for a backend
+    /// the CPU lacks; a caller that reports the difference checks `ALL`.
+    ///
+    /// ```
+    /// use neardup::Backend;
+    /// assert_eq!(Backend::from_name("portable"), Some(Backend::portable()));
+    /// assert_eq!(Backend::from_name("mmx"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Backend> {
+        match name {
+            "portable" => Some(Backend::portable()),
+            "avx2" => Backend::avx2(),
+            "sha-ni" => Backend::sha_ni(),
+            "avx512" => Backend::avx512(),
+            _ => None,
+        }
+    }
+
+    /// Every backend this CPU can run, in the order of [`Backend::ALL`]:
+    /// portable first. For tests that run each one.
+    pub fn supported() -> impl Iterator<Item = Backend> {
+        Backend::ALL.into_iter().filter_map(Backend::from_name)
+    }
+
+    /// The name used by `NEARDUP_BACKEND` and in reports: one of
+    /// [`Backend::ALL`].
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Kind::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kind::ShaNi => "sha-ni",
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => "avx512",
+        }
+    }
+
+    /// Appends the SHA-256 keys (see [`portable::key_one`]) of the messages
+    /// `text[start..end]` to `out`, one per span.
+    #[allow(unsafe_code)]
+    pub(crate) fn keys(self, text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
+        match self.0 {
+            // AVX2 lanes measured slower than `sha2` (see `Backend::avx2`).
+            Kind::Portable => portable::keys(text, spans, out),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 => portable::keys(text, spans, out),
+            #[cfg(target_arch = "x86_64")]
+            Kind::ShaNi => {
+                // SAFETY: `sha_ni::keys` needs SHA, SSE2, SSSE3 and SSE4.1.
+                // A `Kind::ShaNi` is built only by `Backend::sha_ni`, after
+                // it checked those features at run time.
+                unsafe { sha_ni::keys(text, spans, out) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: `avx512::keys` needs AVX-512F. A `Kind::Avx512` is
+                // built only by `Backend::avx512`, after it checked AVX-512F
+                // at run time.
+                unsafe { avx512::keys(text, spans, out) }
+            }
+        }
+    }
+
+    /// `slots[i] = min(slots[i], min_h (a[i]·h + b[i]) mod 2³²)` over `hashes`.
+    #[allow(unsafe_code)]
+    pub(crate) fn min_slots(self, hashes: &[u32], a: &[u32], b: &[u32], slots: &mut [u32]) {
+        match self.0 {
+            Kind::Portable => portable::min_slots(hashes, a, b, slots),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 | Kind::ShaNi => {
+                // SAFETY: `avx2::min_slots` needs AVX2. A `Kind::Avx2` or
+                // `Kind::ShaNi` is built only by `Backend::avx2` or
+                // `Backend::sha_ni`, and both checked AVX2 at run time.
+                unsafe { avx2::min_slots(hashes, a, b, slots) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: `avx512::min_slots` needs AVX-512F. A
+                // `Kind::Avx512` is built only by `Backend::avx512`, after
+                // it checked AVX-512F at run time.
+                unsafe { avx512::min_slots(hashes, a, b, slots) }
+            }
+        }
+    }
+}
+
+/// The fastest backend this CPU can run, [`Backend::detect`].
+impl Default for Backend {
+    fn default() -> Backend {
+        Backend::detect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_agree_with_all() {
+        assert_eq!(Backend::portable().name(), Backend::ALL[0]);
+        for (i, name) in Backend::ALL.into_iter().enumerate() {
+            assert!(!Backend::ALL[..i].contains(&name), "{name} twice");
+            if let Some(b) = Backend::from_name(name) {
+                assert_eq!(b.name(), name);
+            }
+        }
+        let supported: Vec<Backend> = Backend::supported().collect();
+        assert_eq!(supported[0], Backend::portable());
+        assert_eq!(supported.last(), Some(&Backend::detect()));
+        assert_eq!(Backend::from_name("mmx"), None);
+        assert_eq!(Backend::from_name("AVX2"), None);
+    }
+
+    #[test]
+    fn detect_agrees_with_each_constructor() {
+        let best = [Backend::avx512(), Backend::sha_ni(), Backend::avx2()]
+            .into_iter()
+            .flatten()
+            .next();
+        assert_eq!(Backend::detect(), best.unwrap_or(Backend::portable()));
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(Backend::supported().count(), 1);
+    }
+
+    #[test]
+    fn every_backend_gives_the_reference_keys_and_minimum() {
+        let text: Vec<u8> = (0..300).map(|i| b'a' + (i % 26) as u8).collect();
+        // Every length at several offsets, including spans that end at the
+        // text's end, where no full window can be read.
+        let mut spans = Vec::new();
+        for len in 0..=200 {
+            for start in [0, 1, 37, 300 - len] {
+                spans.push((start, start + len));
+            }
+        }
+        let mut want = Vec::new();
+        portable::keys(&text, &spans, &mut want);
+        let hashes: Vec<u32> = want.iter().map(|k| (k >> 32) as u32).collect();
+        let perm = crate::permutations();
+        let mut want_slots = vec![u32::MAX; 256];
+        portable::min_slots(&hashes, &perm.a, &perm.b, &mut want_slots);
+        for b in Backend::supported() {
+            let mut got = vec![7];
+            b.keys(&text, &spans, &mut got);
+            assert_eq!(got[0], 7, "{b:?} overwrote what was there");
+            assert_eq!(got[1..], want[..], "{b:?}");
+            // Odd lengths too, so that vector loops leave a remainder.
+            for n in [16, 17, 255, 256] {
+                let mut slots = vec![u32::MAX; n];
+                b.min_slots(&hashes[..777], &perm.a[..n], &perm.b[..n], &mut slots);
+                let mut want = vec![u32::MAX; n];
+                portable::min_slots(&hashes[..777], &perm.a[..n], &perm.b[..n], &mut want);
+                assert_eq!(slots, want, "{b:?} n={n}");
+            }
+            let mut slots = vec![u32::MAX; 256];
+            b.min_slots(&hashes, &perm.a, &perm.b, &mut slots);
+            assert_eq!(slots, want_slots, "{b:?}");
+        }
+    }
+
+    /// Prints ns per message for each backend. A measurement, not a check.
+    #[test]
+    #[ignore = "a measurement: cargo test --release -p neardup keys_speed -- --ignored --nocapture"]
+    fn keys_speed() {
+        let words = [
+            "alpha", "be", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+        ];
+        let text: Vec<String> = (0..200_000)
+            .map(|i| words[i % 9].repeat(1 + i % 3))
+            .collect();
+        let joined = text.join(" ");
+        let spans: Vec<(usize, usize)> = crate::shingle::shingles(&joined, 5)
+            .map(|s| {
+                let start = s.as_ptr() as usize - joined.as_ptr() as usize;
+                (start, start + s.len())
+            })
+            .collect();
+        for b in Backend::supported() {
+            let mut out = Vec::with_capacity(spans.len());
+            let t = std::time::Instant::now();
+            for _ in 0..5 {
+                out.clear();
+                b.keys(joined.as_bytes(), &spans, &mut out);
+            }
+            let ns = t.elapsed().as_nanos() as f64 / (5 * spans.len()) as f64;
+            eprintln!("{:9} {ns:.1} ns/message", b.name());
+        }
+    }
+}
