@@ -11,8 +11,9 @@ use rayon::prelude::*;
 
 use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
-use crate::params::{params, threads, Int};
+use crate::params::{params, Int};
 use crate::texts::{as_str, chunks};
+use crate::workers::Workers;
 
 /// The slot value of every slot of a document without a signature in
 /// [`SignatureBatch`]'s matrix. A real slot can hold it too, so
@@ -188,32 +189,6 @@ pub fn sign_batch(
         out.push(signed, params)
     })?;
     out.into_batch(py, params)
-}
-
-/// Where parallel work runs: a pool of the `threads` asked for, or rayon's
-/// global pool (all cores, or `RAYON_NUM_THREADS`).
-pub struct Workers(Option<rayon::ThreadPool>);
-
-impl Workers {
-    /// The workers for a `threads` argument.
-    pub fn new(threads: Option<&Int>) -> PyResult<Workers> {
-        let Some(t) = self::threads(threads)? else {
-            return Ok(Workers(None));
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .map_err(|e| PyValueError::new_err(format!("starting worker threads: {e}")))?;
-        Ok(Workers(Some(pool)))
-    }
-
-    /// Runs `work` on these workers (with the GIL released by the caller).
-    pub fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        match &self.0 {
-            Some(pool) => pool.install(work),
-            None => work(),
-        }
-    }
 }
 
 /// Signs every text of `texts` with the GIL released, a chunk at a time,

@@ -12,6 +12,7 @@ use crate::fingerprint::Fingerprint;
 use crate::params::{params, Int};
 use crate::receipt::Receipt;
 use crate::texts::{as_str, utf8};
+use crate::workers::Workers;
 
 /// The result of comparing two texts: the verdict, the MinHash similarity
 /// with its 95% interval, the exact Jaccard similarity, and the receipt.
@@ -174,9 +175,11 @@ pub fn compare(
     let params = params(&k, &n)?;
     let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
     let (a, b) = (a.as_bytes(), b.as_bytes());
+    let workers = Workers::shared()?;
     let inner = py
         .detach(|| -> Result<_, String> {
-            in_parallel(as_str(a, "a")?, as_str(b, "b")?, params).map_err(|e| e.to_string())
+            in_parallel(&workers, as_str(a, "a")?, as_str(b, "b")?, params)
+                .map_err(|e| e.to_string())
         })
         .map_err(PyValueError::new_err)?;
     Ok(Comparison {
@@ -187,12 +190,13 @@ pub fn compare(
 }
 
 /// [`neardup::compare`], with the two documents made on two threads at once
-/// (as `neardup compare` does).
+/// (as `neardup compare` does), on `workers`.
 pub fn in_parallel(
+    workers: &Workers,
     a: &str,
     b: &str,
     params: Params,
 ) -> Result<neardup::Comparison, neardup::Error> {
-    let (da, db) = rayon::join(|| Doc::new(a, params), || Doc::new(b, params));
+    let (da, db) = workers.install(|| rayon::join(|| Doc::new(a, params), || Doc::new(b, params)));
     neardup::Comparison::of(&da, &db)
 }

@@ -22,6 +22,7 @@ mod params;
 mod receipt;
 mod scan;
 mod texts;
+mod workers;
 
 use pyo3::prelude::*;
 

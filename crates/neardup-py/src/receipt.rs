@@ -8,6 +8,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use crate::error::to_py;
 use crate::texts::{as_str, utf8};
+use crate::workers::Workers;
 
 /// A receipt: the part of a comparison anyone holding the two texts can
 /// recompute, bit for bit.
@@ -58,9 +59,10 @@ impl Receipt {
         let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
         let (a, b) = (a.as_bytes(), b.as_bytes());
         let claimed = self.0;
+        let workers = Workers::shared()?;
         let mismatches = py.detach(|| -> Result<_, String> {
             let (a, b) = (as_str(a, "a")?, as_str(b, "b")?);
-            let actual = crate::compare::in_parallel(a, b, claimed.params)
+            let actual = crate::compare::in_parallel(&workers, a, b, claimed.params)
                 .map_err(|e| e.to_string())?
                 .receipt;
             Ok(claimed.check(&actual, expected.as_ref()).mismatches)

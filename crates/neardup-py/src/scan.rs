@@ -12,11 +12,12 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 
-use crate::batch::{sign_all, Workers};
+use crate::batch::sign_all;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
 use crate::params::{params, type_name, Int};
 use crate::receipt::Receipt as PyReceipt;
+use crate::workers::Workers;
 
 /// A threshold argument: a `str` (`"0.75"`) or a number, read exactly as the
 /// CLI reads `--threshold` (its decimal form, at most 4 decimals).
