@@ -1,0 +1,47 @@
+"""neardup: near-duplicate verification with receipts anyone can check.
+
+The same Rust core as the ``neardup`` command line (kar-shingle-minhash-v1):
+a receipt made here is the CLI's receipt, byte for byte. See the stubs
+(``__init__.pyi``) for the API.
+"""
+
+from ._neardup import (
+    ALGORITHM,
+    UNICODE_VERSION,
+    Comparison,
+    Fingerprint,
+    MalformedReceipt,
+    Mismatch,
+    Receipt,
+    ScanResult,
+    SignatureBatch,
+    compare,
+    normalize,
+    scan,
+    sign,
+    sign_batch,
+)
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("neardup")
+except Exception:  # not installed as a distribution (a bare build)
+    __version__ = "0+unknown"
+
+__all__ = [
+    "ALGORITHM",
+    "UNICODE_VERSION",
+    "Comparison",
+    "Fingerprint",
+    "MalformedReceipt",
+    "Mismatch",
+    "Receipt",
+    "ScanResult",
+    "SignatureBatch",
+    "compare",
+    "normalize",
+    "scan",
+    "sign",
+    "sign_batch",
+]

@@ -1,0 +1,232 @@
+"""neardup: near-duplicate verification with receipts anyone can check.
+
+The same Rust core as the ``neardup`` command line (kar-shingle-minhash-v1):
+normalize (lowercase, collapse whitespace), take word k-shingles, MinHash
+them with fixed published constants, decide a verdict, and hand out a
+receipt whose canonical JSON and SHA-256 are the same on every machine.
+"""
+
+from typing import Any, Iterable, Iterator, Literal, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+ALGORITHM: str
+"""``"kar-shingle-minhash-v1"``."""
+UNICODE_VERSION: str
+"""The Unicode version of the lowercase mapping, ``"17.0.0"``."""
+
+Verdict = Literal["IDENTICAL", "NEAR-DUPLICATE", "OVERLAPPING", "DISTINCT", "INSUFFICIENT-DATA"]
+
+Texts = Union[Iterable[str], Any]
+"""A sequence (any iterable) of ``str``, or a pyarrow ``string``,
+``large_string`` or ``string_view`` ``Array``/``ChunkedArray`` (or any
+object with ``__arrow_c_stream__``, read through pyarrow)."""
+
+class MalformedReceipt(ValueError):
+    """A receipt that SPEC §10 rejects."""
+
+    field: str
+    """The JSON path of the offending field: ``documents[1].shingles``, or ``(root)``."""
+    problem: str
+    """What is wrong with it."""
+
+def normalize(text: str) -> str:
+    """The normalized text (lowercase, whitespace collapsed and trimmed):
+    exactly the text whose SHA-256 is ``normalized_sha256``."""
+
+def compare(a: str, b: str, k: int = 5, n: int = 128) -> "Comparison":
+    """Compares text ``a`` with text ``b`` (the order matters for the receipt).
+
+    Raises ``ValueError`` for ``k`` outside 1..=64 or ``n`` outside 16..=256
+    and ``TypeError`` for a text that is not a ``str``. Runs with the GIL
+    released."""
+
+def sign(text: str, k: int = 5, n: int = 128) -> "Fingerprint":
+    """Normalizes, shingles and signs one text (GIL released)."""
+
+def sign_batch(
+    texts: Texts, k: int = 5, n: int = 128, threads: Optional[int] = None
+) -> "SignatureBatch":
+    """Signs every text on ``threads`` worker threads (default: all cores, or
+    ``RAYON_NUM_THREADS``), with the GIL released. A pyarrow array is read
+    through its buffers, never one Python ``str`` per document; a sequence
+    is read a bounded chunk at a time. Row ``i`` of the result is
+    ``texts[i]``; ``sign_batch(texts)[i] == sign(texts[i])``."""
+
+def scan(
+    ids: Iterable[Union[str, int]],
+    texts: Texts,
+    threshold: Union[float, str] = 0.75,
+    k: int = 5,
+    n: int = 128,
+    against: Optional[Tuple[Iterable[Union[str, int]], Texts]] = None,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> "ScanResult":
+    """Every near-duplicate pair of the documents ``(ids[i], texts[i])``,
+    verified on its exact slot-match count, clustered, with the keeper of a
+    cluster its first document: the same result as ``neardup scan`` on the
+    same documents, ids and order (the core's scan, run in memory).
+
+    ``ids`` are unique ``str`` or ``int``. ``threshold`` is read exactly as
+    ``--threshold`` (0 < T <= 1, at most 4 decimals). ``against`` is an
+    existing corpus ``(ids, texts)``: only pairs with a new document are
+    reported, and its documents are never dropped. ``bands``/``rows``
+    override the LSH banding (both or neither)."""
+
+class ScanResult:
+    """The result of :func:`scan`, every part in input order. Picklable."""
+
+    @property
+    def pairs(self) -> list[dict[str, Any]]:
+        """Dicts with the fields of ``neardup scan --pairs`` lines: ``a``, ``b``
+        (ids), ``matches``, ``n``, ``receipt_sha256``, ``similarity``, ``verdict``."""
+    @property
+    def clusters(self) -> list[dict[str, Any]]:
+        """Dicts with the fields of ``--clusters`` lines: ``cluster``, ``keep``,
+        ``members`` (keeper first), ``size``."""
+    @property
+    def keep(self) -> list[Union[str, int]]:
+        """The ids to keep (not from ``against``, not dropped), in input order."""
+    @property
+    def drop(self) -> list[Union[str, int]]:
+        """The ids to drop: in a cluster, not its keeper, not from ``against``."""
+    @property
+    def receipts(self) -> list["Receipt"]:
+        """Each pair's receipt, in the order of :attr:`pairs`."""
+    def pairs_jsonl(self) -> str:
+        """The ``--pairs`` file ``neardup scan`` writes, byte for byte."""
+    def clusters_jsonl(self) -> str:
+        """The ``--clusters`` file, byte for byte."""
+    def keep_list(self) -> str:
+        """The ``--keep-list`` file, byte for byte."""
+    def drop_list(self) -> str:
+        """The ``--drop-list`` file, byte for byte."""
+
+class Comparison:
+    """The result of :func:`compare`. Picklable."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+    @property
+    def matches(self) -> Optional[int]:
+        """Matching signature slots out of ``n``; ``None`` when a text has fewer than ``k`` words."""
+    @property
+    def n(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def similarity(self) -> Optional[float]:
+        """``matches / n`` (for display: the verdict is decided in integers)."""
+    @property
+    def interval_95(self) -> Optional[Tuple[float, float]]:
+        """The 95% interval of the similarity, ``(low, high)``."""
+    @property
+    def jaccard(self) -> Optional[float]:
+        """The exact Jaccard similarity of the distinct shingle sets; ``None`` when both are empty."""
+    @property
+    def receipt(self) -> "Receipt": ...
+    @property
+    def receipt_sha256(self) -> str: ...
+    @property
+    def fingerprints(self) -> Tuple["Fingerprint", "Fingerprint"]:
+        """Document A's and B's fingerprints."""
+    @property
+    def elapsed_ms(self) -> float:
+        """How long the comparison took (not part of the receipt)."""
+    def to_json(self, a: Optional[str] = None, b: Optional[str] = None) -> str:
+        """The object ``neardup compare --json`` prints, as JSON text; ``a`` and
+        ``b`` are the names shown for the texts (``null`` unless given)."""
+
+class Receipt:
+    """A receipt (SPEC §9). Picklable; equal when their canonical forms are."""
+
+    @classmethod
+    def parse(cls, text: str) -> "Receipt":
+        """Parses strictly (SPEC §10); also accepts a ``neardup compare --json``
+        object. Raises :class:`MalformedReceipt` naming the field."""
+    def canonical(self) -> str:
+        """The canonical JSON (keys sorted, no whitespace)."""
+    def sha256(self) -> str:
+        """The receipt hash: SHA-256 of :meth:`canonical`."""
+    def verify(self, a: str, b: str, sha256: Optional[str] = None) -> list["Mismatch"]:
+        """Recomputes the receipt from the texts with its own ``k`` and ``n``;
+        every differing field, empty when verified. ``sha256``: a receipt hash
+        the texts must also give (field ``receipt_sha256``)."""
+    @property
+    def k(self) -> int: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def verdict(self) -> Verdict: ...
+    @property
+    def matches(self) -> Optional[int]: ...
+    @property
+    def documents(self) -> list[dict[str, Any]]:
+        """``normalized_sha256``, ``shingles``, ``signature_sha256`` of A and B."""
+
+class Mismatch:
+    """One field where a claimed receipt and the texts differ."""
+
+    def __init__(self, field: str, claimed: str, actual: str) -> None: ...
+    @property
+    def field(self) -> str:
+        """``documents[1].shingles``, ``matches``, ``verdict``, ``receipt_sha256``…"""
+    @property
+    def claimed(self) -> str: ...
+    @property
+    def actual(self) -> str: ...
+    @property
+    def meaning(self) -> str:
+        """The difference in words."""
+
+class Fingerprint:
+    """One document: what a receipt records of it. Picklable, comparable."""
+
+    @classmethod
+    def parse(cls, line: str) -> "Fingerprint":
+        """Reads one ``neardup sign`` output line strictly (its parts must agree);
+        the id is not kept."""
+    def to_json(self, id: Union[str, int]) -> str:
+        """The line ``neardup sign --jsonl`` writes for this document under ``id``."""
+    @property
+    def k(self) -> int: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def normalized_sha256(self) -> str: ...
+    @property
+    def shingles(self) -> int:
+        """The number of distinct shingles."""
+    @property
+    def signature(self) -> Optional[npt.NDArray[np.uint32]]:
+        """``n`` slots, or ``None`` for a text with fewer than ``k`` words."""
+    @property
+    def signature_sha256(self) -> Optional[str]: ...
+    @property
+    def signature_hex(self) -> Optional[str]:
+        """``8·n`` lowercase hex digits, as in ``neardup sign`` output."""
+
+class SignatureBatch:
+    """The result of :func:`sign_batch`: row ``i`` for ``texts[i]``. Picklable."""
+
+    @property
+    def signatures(self) -> npt.NDArray[np.uint32]:
+        """``(len, n)``; rows of documents without a signature are all ``0xFFFFFFFF``."""
+    @property
+    def has_signature(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def shingles(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def normalized_sha256(self) -> list[str]: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def n(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int) -> Fingerprint: ...
+    def __iter__(self) -> Iterator[Fingerprint]: ...

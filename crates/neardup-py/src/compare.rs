@@ -1,0 +1,202 @@
+//! `neardup.compare` and `neardup.Comparison`.
+
+use std::time::Instant;
+
+use neardup::{Doc, Params};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use crate::error::to_py;
+use crate::fingerprint::Fingerprint;
+use crate::params::{params, Int};
+use crate::receipt::Receipt;
+use crate::texts::{as_str, utf8};
+use crate::workers::Workers;
+
+/// The result of comparing two texts: the verdict, the MinHash similarity
+/// with its 95% interval, the exact Jaccard similarity, and the receipt.
+#[pyclass(module = "neardup", frozen)]
+#[derive(Clone)]
+pub struct Comparison {
+    inner: neardup::Comparison,
+    elapsed_ms: f64,
+}
+
+#[pymethods]
+impl Comparison {
+    /// `"IDENTICAL"`, `"NEAR-DUPLICATE"`, `"OVERLAPPING"`, `"DISTINCT"` or
+    /// `"INSUFFICIENT-DATA"`.
+    #[getter]
+    fn verdict(&self) -> &'static str {
+        self.inner.receipt.verdict.as_str()
+    }
+
+    /// Matching signature slots out of `n`; `None` when a text has fewer
+    /// than `k` words (no signature).
+    #[getter]
+    fn matches(&self) -> Option<u32> {
+        self.inner.receipt.matches
+    }
+
+    /// The number of permutations (signature slots).
+    #[getter]
+    fn n(&self) -> usize {
+        self.inner.receipt.params.n()
+    }
+
+    /// The shingle size in words.
+    #[getter]
+    fn k(&self) -> usize {
+        self.inner.receipt.params.k()
+    }
+
+    /// `matches / n`, or `None`. For display: the verdict is decided in
+    /// integers.
+    #[getter]
+    fn similarity(&self) -> Option<f64> {
+        self.inner.estimate().map(|e| e.similarity)
+    }
+
+    /// The 95% interval of the similarity, `(low, high)`, or `None`.
+    #[getter]
+    fn interval_95(&self) -> Option<(f64, f64)> {
+        self.inner.estimate().map(|e| (e.low, e.high))
+    }
+
+    /// The exact Jaccard similarity of the two distinct shingle sets, or
+    /// `None` when both are empty. Never part of the receipt.
+    #[getter]
+    fn jaccard(&self) -> Option<f64> {
+        self.inner.jaccard
+    }
+
+    /// The receipt.
+    #[getter]
+    fn receipt(&self) -> Receipt {
+        Receipt(self.inner.receipt)
+    }
+
+    /// The receipt hash: SHA-256 of its canonical form.
+    #[getter]
+    fn receipt_sha256(&self) -> String {
+        self.inner.receipt.sha256().to_string()
+    }
+
+    /// The two documents' fingerprints, A then B.
+    #[getter]
+    fn fingerprints(&self) -> (Fingerprint, Fingerprint) {
+        let [a, b] = self.inner.fingerprints.clone();
+        (Fingerprint(a), Fingerprint(b))
+    }
+
+    /// Milliseconds the comparison took (not part of the receipt).
+    #[getter]
+    fn elapsed_ms(&self) -> f64 {
+        self.elapsed_ms
+    }
+
+    /// The object `neardup compare --json` prints (the core's report plus
+    /// `elapsed_ms`), as one line of JSON text. `a` and `b` are the names
+    /// it shows for the two texts, `null` unless given.
+    #[pyo3(signature = (a = None, b = None))]
+    fn to_json(&self, a: Option<&str>, b: Option<&str>) -> PyResult<String> {
+        let report = self.inner.report([a.unwrap_or(""), b.unwrap_or("")]);
+        let mut out =
+            serde_json::to_value(report).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        out["a"] = a.into();
+        out["b"] = b.into();
+        out["elapsed_ms"] = self.elapsed_ms.into();
+        Ok(out.to_string())
+    }
+
+    fn __repr__(&self) -> String {
+        let show = |x: Option<f64>| x.map_or("None".to_owned(), |x| format!("{x:.4}"));
+        let r = &self.inner.receipt;
+        format!(
+            "Comparison(verdict='{}', matches={}, n={}, similarity={}, jaccard={}, receipt_sha256='{}')",
+            r.verdict,
+            r.matches.map_or("None".to_owned(), |m| m.to_string()),
+            r.params.n(),
+            show(self.similarity()),
+            show(self.inner.jaccard),
+            r.sha256()
+        )
+    }
+
+    /// Pickled as the two fingerprints (the receipt is rebuilt from them),
+    /// the Jaccard similarity and the time taken.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, ComparisonState)> {
+        let me = slf.get();
+        let (a, b) = me.fingerprints();
+        Ok((
+            slf.get_type().getattr("_restore")?,
+            (a, b, me.inner.jaccard, me.elapsed_ms),
+        ))
+    }
+
+    /// Rebuilds a comparison from what pickling stores.
+    #[classmethod]
+    fn _restore(
+        _cls: &Bound<'_, PyType>,
+        a: &Bound<'_, Fingerprint>,
+        b: &Bound<'_, Fingerprint>,
+        jaccard: Option<f64>,
+        elapsed_ms: f64,
+    ) -> PyResult<Comparison> {
+        let (a, b) = (a.get().0.clone(), b.get().0.clone());
+        let receipt = neardup::Receipt::new(&a, &b).map_err(to_py)?;
+        Ok(Comparison {
+            inner: neardup::Comparison {
+                receipt,
+                fingerprints: [a, b],
+                jaccard,
+            },
+            elapsed_ms,
+        })
+    }
+}
+
+/// What pickling stores of a [`Comparison`].
+type ComparisonState = (Fingerprint, Fingerprint, Option<f64>, f64);
+
+/// `neardup.compare(a, b, k=5, n=128)`: compares text `a` with text `b`
+/// (the order matters for the receipt), with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (a, b, k = Int::new(5), n = Int::new(128)))]
+pub fn compare(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    k: Int,
+    n: Int,
+) -> PyResult<Comparison> {
+    let start = Instant::now();
+    let params = params(&k, &n)?;
+    let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let workers = Workers::shared()?;
+    let inner = py
+        .detach(|| -> Result<_, String> {
+            in_parallel(&workers, as_str(a, "a")?, as_str(b, "b")?, params)
+                .map_err(|e| e.to_string())
+        })
+        .map_err(PyValueError::new_err)?;
+    Ok(Comparison {
+        inner,
+        // Microsecond resolution, as the CLI's: finer digits would be noise.
+        elapsed_ms: (start.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+    })
+}
+
+/// [`neardup::compare`], with the two documents made on two threads at once
+/// (as `neardup compare` does), on `workers`.
+pub fn in_parallel(
+    workers: &Workers,
+    a: &str,
+    b: &str,
+    params: Params,
+) -> Result<neardup::Comparison, neardup::Error> {
+    let (da, db) = workers.install(|| rayon::join(|| Doc::new(a, params), || Doc::new(b, params)));
+    neardup::Comparison::of(&da, &db)
+}

@@ -1,0 +1,56 @@
+//! # neardup-py — the Python package `neardup`
+//!
+//! A thin PyO3 adapter over the [`neardup`] core: it turns Python `str`s,
+//! sequences and pyarrow arrays into the core's inputs, and the core's
+//! fingerprints, receipts and comparisons into Python objects and numpy
+//! arrays. Nothing here decides anything the core decides, so a receipt made
+//! in Python is the CLI's receipt, byte for byte.
+//!
+//! Long work runs with the GIL released; batches run on rayon's pool. The
+//! Python-facing docs are in `python/neardup/__init__.pyi`.
+
+// No `unsafe` of our own: texts reach the core as bytes copied out of
+// Python objects (see `texts`), never as raw pointers.
+#![deny(unsafe_code)]
+
+mod batch;
+mod compare;
+mod error;
+mod fingerprint;
+mod normalize;
+mod params;
+mod receipt;
+mod scan;
+mod texts;
+mod workers;
+
+use pyo3::prelude::*;
+
+/// The extension module `neardup._neardup`, re-exported by `neardup`.
+#[pymodule]
+fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add(
+        "MalformedReceipt",
+        m.py().get_type::<error::MalformedReceipt>(),
+    )?;
+    m.add("ALGORITHM", neardup::ALGORITHM)?;
+    m.add("UNICODE_VERSION", format_unicode())?;
+    m.add_class::<batch::SignatureBatch>()?;
+    m.add_class::<compare::Comparison>()?;
+    m.add_class::<fingerprint::Fingerprint>()?;
+    m.add_class::<receipt::Mismatch>()?;
+    m.add_class::<receipt::Receipt>()?;
+    m.add_class::<scan::ScanResult>()?;
+    m.add_function(wrap_pyfunction!(batch::sign_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(fingerprint::sign, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize::normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan, m)?)?;
+    Ok(())
+}
+
+/// The Unicode version of the lowercase tables, `"16.0.0"`.
+fn format_unicode() -> String {
+    let (a, b, c) = neardup::UNICODE_VERSION;
+    format!("{a}.{b}.{c}")
+}

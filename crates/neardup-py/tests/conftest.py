@@ -1,0 +1,76 @@
+"""Shared fixtures: the conformance vectors and the `neardup` command line.
+
+The CLI is the reference the package must agree with. `NEARDUP_BIN` names
+it (scripts/test-python sets it); otherwise the repo's target/ is searched.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+VECTORS = REPO / "vectors"
+
+
+def _text(case, inline, file_key):
+    if inline in case:
+        return case[inline]
+    # Strict UTF-8, nothing changed (vectors/README.md).
+    return (VECTORS / case[file_key]).read_bytes().decode("utf-8")
+
+
+def compare_cases():
+    cases = json.loads((VECTORS / "compare.json").read_text(encoding="utf-8"))
+    out = []
+    for c in cases:
+        a, b = _text(c, "a", "a_file"), _text(c, "b", "b_file")
+        docs = [dict(d, normalized=_text(d, "normalized", "normalized_file"))
+                for d in c["expected"]["documents"]]
+        out.append(dict(c, a=a, b=b, expected=dict(c["expected"], documents=docs)))
+    return out
+
+
+def normalize_cases():
+    return json.loads((VECTORS / "normalize.json").read_text(encoding="utf-8"))
+
+
+COMPARE = compare_cases()
+NORMALIZE = normalize_cases()
+
+
+def _find_cli():
+    env = os.environ.get("NEARDUP_BIN")
+    if env:
+        return env
+    for profile in ("release", "debug"):
+        p = REPO / "target" / profile / "neardup"
+        if p.exists():
+            return str(p)
+    return None
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Runs the neardup binary; returns stdout (bytes). Fails on a non-zero exit."""
+    binary = _find_cli()
+    if binary is None:
+        pytest.skip("no neardup binary: set NEARDUP_BIN or cargo build -p neardup-cli")
+
+    def run(*args, ok=True):
+        p = subprocess.run([binary, *map(str, args)], capture_output=True)
+        if ok and p.returncode != 0:
+            raise AssertionError("neardup %s: exit %d: %s" % (
+                " ".join(map(str, args)), p.returncode, p.stderr.decode()))
+        return p if not ok else p.stdout
+
+    return run
+
+
+def cli_error(run, *args):
+    """The one-line error the CLI prints for args (exit 2), without its prefix."""
+    p = run(*args, ok=False)
+    assert p.returncode == 2, p
+    line = p.stderr.decode().splitlines()[0]
+    return line.split("error: ", 1)[1]

@@ -1,0 +1,160 @@
+"""The package against the `neardup` command line on the same documents:
+sign and sign_batch against `sign --jsonl`, compare against `compare
+--json`, scan against `scan`, byte for byte where the CLI writes bytes."""
+import json
+import random
+
+import numpy as np
+import pytest
+
+import neardup
+from conftest import COMPARE, REPO
+
+pa = pytest.importorskip("pyarrow")
+
+
+def write_jsonl(path, ids, texts):
+    with open(path, "w", encoding="utf-8") as f:
+        for i, t in zip(ids, texts):
+            f.write(json.dumps({"id": i, "text": t}) + "\n")
+
+
+@pytest.mark.parametrize("k, n", [(5, 128), (1, 16), (3, 100), (64, 256)])
+def test_sign_and_sign_batch_equal_sign_jsonl(cli, tmp_path, k, n):
+    texts = [c["a"] for c in COMPARE] + [c["b"] for c in COMPARE]
+    ids = ["doc-%d" % i if i % 2 else i for i in range(len(texts))]
+    path = tmp_path / "docs.jsonl"
+    write_jsonl(path, ids, texts)
+    lines = cli("sign", "-k", k, "-n", n, "--jsonl", path).decode().splitlines()
+    assert len(lines) == len(texts)
+    batch = neardup.sign_batch(texts, k=k, n=n)
+    arrow = neardup.sign_batch(pa.array(texts, pa.large_string()), k=k, n=n)
+    for i, (line, text) in enumerate(zip(lines, texts)):
+        f = neardup.sign(text, k=k, n=n)
+        assert f.to_json(ids[i]) == line
+        assert batch[i] == f and arrow[i] == f
+        rec = json.loads(line)
+        assert batch.normalized_sha256[i] == rec["normalized_sha256"]
+        assert batch.shingles[i] == rec["shingles"]
+        assert bool(batch.has_signature[i]) == (rec["signature"] is not None)
+        if rec["signature"] is not None:
+            slots = [int(rec["signature"][j:j + 8], 16) for j in range(0, 8 * n, 8)]
+            assert batch.signatures[i].tolist() == slots
+            assert f.signature_hex == rec["signature"]
+            assert f.signature_sha256 == rec["signature_sha256"]
+
+
+@pytest.mark.parametrize("case", COMPARE[::9], ids=lambda c: c["name"])
+def test_compare_to_json_equals_compare_json(cli, tmp_path, case):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(case["a"].encode("utf-8"))
+    b.write_bytes(case["b"].encode("utf-8"))
+    want = json.loads(cli("compare", "--json", "-k", case["k"], "-n", case["n"], a, b))
+    got = json.loads(neardup.compare(case["a"], case["b"], k=case["k"], n=case["n"])
+                     .to_json(str(a), str(b)))
+    assert want.pop("elapsed_ms") >= 0 and got.pop("elapsed_ms") >= 0
+    assert got == want
+    # And the CLI verifies the package's receipt.
+    receipt = tmp_path / "r.json"
+    receipt.write_text(neardup.compare(case["a"], case["b"], k=case["k"], n=case["n"])
+                       .receipt.canonical())
+    assert cli("verify", receipt, a, b).startswith(b"VERIFIED")
+
+
+def corpus(seed, size):
+    """Real prose with planted near-copies, short documents and repeats."""
+    rng = random.Random(seed)
+    words = (REPO / "examples" / "GFDL-1.3.txt").read_text().split()
+    texts = []
+    for _ in range(size):
+        start = rng.randrange(len(words) - 200)
+        texts.append(" ".join(words[start:start + rng.randrange(2, 150)]))
+    for _ in range(size // 2):
+        copy = rng.choice(texts).split()
+        for _ in range(rng.randrange(3)):
+            if copy:
+                copy[rng.randrange(len(copy))] = "EDITED"
+        texts.append(" ".join(copy))
+    texts += ["", "short", "Short", "short"]
+    # String ids (one needing JSON escapes, one non-ASCII) and integer ids.
+    ids = [i if i % 3 == 0 else "doc %d \"q\" \u00e9" % i for i in range(len(texts))]
+    return ids, texts
+
+
+SCANS = [
+    {},
+    {"threshold": 0.5},
+    {"threshold": "0.9", "k": 3, "n": 64},
+    {"bands": 64, "rows": 2},
+]
+
+
+def cli_scan_args(opts):
+    args = []
+    for key, flag in (("threshold", "--threshold"), ("k", "-k"), ("n", "-n"),
+                      ("bands", "--bands"), ("rows", "--rows")):
+        if key in opts:
+            args += [flag, opts[key]]
+    return args
+
+
+def run_cli_scan(cli, tmp_path, inputs, opts, against=None):
+    out = {x: tmp_path / x for x in ("pairs", "clusters", "keep", "drop")}
+    extra = ["--against", against] if against else []
+    cli("scan", "-q", *inputs, *extra, *cli_scan_args(opts), "--pairs", out["pairs"],
+        "--clusters", out["clusters"], "--keep-list", out["keep"], "--drop-list", out["drop"])
+    return {k: v.read_text(encoding="utf-8") for k, v in out.items()}
+
+
+def same_as_cli(result, files):
+    assert result.pairs_jsonl() == files["pairs"]
+    assert result.clusters_jsonl() == files["clusters"]
+    assert result.keep_list() == files["keep"]
+    assert result.drop_list() == files["drop"]
+    assert result.pairs == [json.loads(l) for l in files["pairs"].splitlines()]
+    assert result.clusters == [json.loads(l) for l in files["clusters"].splitlines()]
+
+
+@pytest.mark.parametrize("opts", SCANS, ids=lambda o: json.dumps(o))
+def test_scan_equals_neardup_scan(cli, tmp_path, opts):
+    ids, texts = corpus(5, 300)
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, ids, texts)
+    files = run_cli_scan(cli, tmp_path, [path], opts)
+    result = neardup.scan(ids, texts, **opts)
+    assert len(result.pairs) > 50 and len(result.drop) > 20  # the corpus has duplicates
+    same_as_cli(result, files)
+    # Keep and drop split the documents; the lists are the CLI's line for line.
+    assert sorted(map(str, result.keep + result.drop)) == sorted(map(str, ids))
+
+
+def test_scan_against_equals_neardup_scan_against(cli, tmp_path):
+    ids, texts = corpus(11, 240)
+    ref_ids, ref_texts = ids[:120], texts[:120]
+    new_ids, new_texts = ids[120:], texts[120:]
+    ref, new = tmp_path / "ref.jsonl", tmp_path / "new.jsonl"
+    write_jsonl(ref, ref_ids, ref_texts)
+    write_jsonl(new, new_ids, new_texts)
+    files = run_cli_scan(cli, tmp_path, [new], {}, against=ref)
+    result = neardup.scan(new_ids, new_texts, against=(ref_ids, ref_texts))
+    assert any(p["a"] in ref_ids for p in result.pairs)
+    assert not set(result.drop) & set(ref_ids)
+    same_as_cli(result, files)
+
+
+def test_scan_receipts_are_compare_receipts():
+    ids, texts = corpus(3, 80)
+    result = neardup.scan(ids, texts)
+    by_id = dict(zip(ids, texts))
+    for p, r in list(zip(result.pairs, result.receipts))[:40]:
+        c = neardup.compare(by_id[p["a"]], by_id[p["b"]])
+        assert c.receipt == r and c.receipt_sha256 == p["receipt_sha256"]
+        assert c.verdict == p["verdict"] and c.matches == p["matches"]
+
+
+def test_scan_threads_give_the_same_result():
+    ids, texts = corpus(9, 200)
+    one = neardup.scan(ids, texts, threads=1)
+    two = neardup.scan(ids, texts, threads=2)
+    assert one.pairs_jsonl() == two.pairs_jsonl()
+    assert np.array_equal(one.drop, two.drop)
