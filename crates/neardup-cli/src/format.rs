@@ -131,13 +131,20 @@ pub fn open(path: &Path, columns: Columns<'_>) -> Result<Source> {
         Format::Jsonl => Box::new(BufReader::with_capacity(1 << 20, raw)),
         Format::Gzip => {
             let (counted, at) = Counted::new(raw);
-            let decoder = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, counted));
-            Box::new(BufReader::with_capacity(1 << 20, Decoded::new(decoder, format, at)))
+            let decoder =
+                flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, counted));
+            Box::new(BufReader::with_capacity(
+                1 << 20,
+                Decoded::new(decoder, format, at),
+            ))
         }
         Format::Zstd => {
             let (counted, at) = Counted::new(raw);
             let decoder = zstd::stream::read::Decoder::new(counted).map_err(fail)?;
-            Box::new(BufReader::with_capacity(1 << 20, Decoded::new(decoder, format, at)))
+            Box::new(BufReader::with_capacity(
+                1 << 20,
+                Decoded::new(decoder, format, at),
+            ))
         }
         Format::Parquet => {
             if is_stdin(path) {
@@ -235,7 +242,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c");
         std::fs::write(&path, bytes).unwrap();
-        let cols = Columns { id: "id", text: "text" };
+        let cols = Columns {
+            id: "id",
+            text: "text",
+        };
         let mut s = open(&path, cols).map_err(io::Error::other)?;
         let mut out = Vec::new();
         s.lines.read_to_end(&mut out)?;
@@ -267,16 +277,25 @@ mod tests {
 
     #[test]
     fn truncated_and_corrupt_streams_fail() {
-        let data: Vec<u8> = (0..20_000u32).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+        let data: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
         let whole = gz(&data);
-        let e = read_all(whole[..whole.len() / 2].to_vec()).unwrap_err().to_string();
-        assert!(e.starts_with("truncated gzip stream, at or before compressed byte"), "{e}");
+        let e = read_all(whole[..whole.len() / 2].to_vec())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("truncated gzip stream, at or before compressed byte"),
+            "{e}"
+        );
         let mut bad = whole.clone();
         bad[20] ^= 0xff;
         bad[21] ^= 0xff;
         assert!(read_all(bad).is_err());
         let z = zstd::encode_all(&data[..], 3).unwrap();
-        let e = read_all(z[..z.len() - 10].to_vec()).unwrap_err().to_string();
+        let e = read_all(z[..z.len() - 10].to_vec())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("zstd stream"), "{e}");
         let mut bad = z.clone();
         let mid = bad.len() / 2;

@@ -85,4 +85,3 @@ fn sign_jsonl(
     bar.finish_and_clear();
     Ok(())
 }
-

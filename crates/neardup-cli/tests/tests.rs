@@ -6,4 +6,5 @@ mod util;
 
 mod cli;
 mod explain;
+mod formats;
 mod scan;

@@ -43,7 +43,10 @@ impl ParquetLines {
                 .column_with_name(name)
                 .ok_or_else(|| anyhow!("no column '{name}' (columns: {})", names(&schema)))?;
             let ok = if is_text {
-                matches!(field.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+                matches!(
+                    field.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
             } else {
                 matches!(
                     field.data_type(),
@@ -61,11 +64,12 @@ impl ParquetLines {
                 )
             };
             if !ok {
-                let want = if is_text { "a string" } else { "a string or an integer" };
-                bail!(
-                    "column '{name}' is {}, not {want}",
-                    field.data_type()
-                );
+                let want = if is_text {
+                    "a string"
+                } else {
+                    "a string or an integer"
+                };
+                bail!("column '{name}' is {}, not {want}", field.data_type());
             }
             roots.push(i);
         }
@@ -114,7 +118,8 @@ impl ParquetLines {
             self.buf.extend_from_slice(self.keys[1].as_bytes());
             self.buf.push(b':');
             let s = string_at(text, i).unwrap_or_default();
-            self.buf.extend_from_slice(neardup::scan::lines::json_string(s).as_bytes());
+            self.buf
+                .extend_from_slice(neardup::scan::lines::json_string(s).as_bytes());
             self.buf.extend_from_slice(b"}\n");
         }
         self.row += batch.num_rows() as u64;
@@ -204,7 +209,10 @@ pub fn write_deduped_parquet<W: Write + Send>(
                 .get(row..row + n)
                 .ok_or_else(|| anyhow!("'{name}' changed during the scan"))?;
             row += n;
-            let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(mask.to_vec()))?;
+            let kept = arrow_select::filter::filter_record_batch(
+                &batch,
+                &BooleanArray::from(mask.to_vec()),
+            )?;
             if kept.num_rows() > 0 {
                 w.write(&kept)?;
             }

@@ -217,7 +217,11 @@ impl<'a> Loader<'a> {
 
     /// Signs the text files `files` of a directory, each one document
     /// whose id is its path.
-    fn tree(&mut self, files: &[(PathBuf, u64)], input: u32) -> Result<(Kind, Format, Vec<PathBuf>)> {
+    fn tree(
+        &mut self,
+        files: &[(PathBuf, u64)],
+        input: u32,
+    ) -> Result<(Kind, Format, Vec<PathBuf>)> {
         let total: u64 = files.iter().map(|(_, size)| size).sum();
         let bar = progress::bytes(Some(total), self.args.batch.quiet);
         let mut kept = Vec::new();

@@ -12,8 +12,8 @@ use neardup::{Digest, Receipt};
 use rayon::prelude::*;
 
 use super::corpus::{Corpus, Input, Kind};
-use crate::format::{Columns, Format};
 use super::ScanArgs;
+use crate::format::{Columns, Format};
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::Batches;
 use crate::output::Sink;
@@ -192,7 +192,12 @@ fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
 
 /// The kept documents of every input that is not `--against`, in input
 /// order: JSONL lines unchanged, files as `{"id","text"}` lines.
-fn write_deduped(sink: &mut Sink, corpus: &Corpus, dropped: &[bool], args: &ScanArgs) -> Result<()> {
+fn write_deduped(
+    sink: &mut Sink,
+    corpus: &Corpus,
+    dropped: &[bool],
+    args: &ScanArgs,
+) -> Result<()> {
     let inputs: Vec<&Input> = corpus.inputs.iter().filter(|i| !i.is_ref).collect();
     let format = deduped_format(args, &inputs);
     if format == Format::Parquet {
