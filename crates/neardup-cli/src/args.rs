@@ -137,8 +137,10 @@ pub struct SignArgs {
         conflicts_with = "jsonl"
     )]
     pub files: Vec<PathBuf>,
-    /// Sign every document of a JSONL file (- for stdin), one output line per
-    /// input line, in input order. Lines are {"id": ..., "text": ...}.
+    /// Sign every document of a corpus file (- for stdin), one output line
+    /// per document, in input order. Lines are {"id": ..., "text": ...};
+    /// gzip and zstd JSONL and Parquet (id and text columns) are recognised
+    /// by their first bytes.
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
     /// The JSONL field holding the document id (a string or an integer, passed through unchanged).

@@ -39,9 +39,12 @@ use crate::input::describe;
 /// Options of `neardup scan`.
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Inputs: directories of text files (read recursively), JSONL files of
-    /// {"id","text"} documents, or signature files from `neardup sign
-    /// --jsonl` (recognised by their first line). - reads JSONL from stdin.
+    /// Inputs: directories of text files (read recursively; .jsonl,
+    /// .jsonl.gz, .jsonl.zst and .parquet files in them are read as
+    /// corpora), corpus files of {"id","text"} documents (JSONL, gzip or
+    /// zstd JSONL, or Parquet, recognised by their first bytes), or
+    /// signature files from `neardup sign --jsonl` (recognised by their first
+    /// line). - reads from stdin.
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<PathBuf>,
     /// An existing corpus (the same kinds as INPUT; a signature file is not
@@ -81,9 +84,10 @@ pub struct ScanArgs {
     /// Write the ids to drop (in a cluster, not its keeper), one per line.
     #[arg(long, value_name = "PATH")]
     pub drop_list: Option<PathBuf>,
-    /// Write the kept documents as JSONL: JSONL and signature inputs keep
-    /// their lines unchanged; files become {"id": path, "text": text}.
-    #[arg(long, value_name = "OUT.jsonl")]
+    /// Write the kept documents: JSONL and signature inputs keep their lines
+    /// unchanged; files become {"id": path, "text": text}. The format follows
+    /// OUT's name (.jsonl, .gz, .zst, .parquet), else the inputs' own.
+    #[arg(long, value_name = "OUT")]
     pub write_deduped: Option<PathBuf>,
     /// Write each verified pair's full receipt to DIR/<receipt_sha256>.json
     /// (the exact canonical bytes).
