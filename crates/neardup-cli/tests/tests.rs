@@ -6,5 +6,6 @@ mod util;
 
 mod cli;
 mod explain;
+mod faults;
 mod formats;
 mod scan;
