@@ -13,6 +13,20 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Whether `path` is a pipe (a FIFO, or `<(...)` in a shell): it can be
+/// read once, like standard input.
+pub fn is_pipe(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            return true;
+        }
+    }
+    let _ = path;
+    false
+}
+
 /// How a path is shown in messages and JSON output.
 pub fn display_name(path: &Path) -> String {
     path.display().to_string()

@@ -1,7 +1,7 @@
 //! JSONL documents: `{"id": ..., "text": ...}` lines, read in bounded batches.
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use anyhow::{bail, Result};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -49,6 +49,11 @@ impl Fields<'_> {
             Ok((Some(id), Some(text))) => Ok(Doc { id, text }),
             Ok((None, _)) => bail!("line {n}: missing field '{}'", self.id),
             Ok((_, None)) => bail!("line {n}: missing field '{}'", self.text),
+            // Only the last line of a file can lack its newline; when its
+            // JSON stops in the middle too, the file was most likely cut.
+            Err(e) if !line.bytes.ends_with(b"\n") && is_cut_short(&text) => bail!(
+                "line {n}: the last line ends without a newline, in the middle of its JSON (is the file truncated?): {e}"
+            ),
             Err(e) => bail!("line {n}: {e}"),
         }
     }
@@ -84,6 +89,15 @@ impl<'de> Visitor<'de> for Fields<'_> {
                         s.chars().take(40).collect::<String>()
                     )));
                 }
+                // RawValue checks a string's syntax, not that its escapes
+                // decode: `"\ud800"` (a lone surrogate) is no string, and
+                // `scan` could not read it back from `sign`'s output.
+                if s.contains('\\') && serde_json::from_str::<String>(s).is_err() {
+                    return Err(de::Error::custom(format!(
+                        "field '{key}' is not a valid string (a lone surrogate escape?), got {}",
+                        s.chars().take(40).collect::<String>()
+                    )));
+                }
                 id = Some(s.to_owned());
             } else if key == self.text {
                 if text.is_some() {
@@ -100,6 +114,11 @@ impl<'de> Visitor<'de> for Fields<'_> {
     }
 }
 
+/// Whether `json` is valid as far as it goes but ends too soon.
+fn is_cut_short(json: &str) -> bool {
+    serde_json::from_str::<IgnoredAny>(json).is_err_and(|e| e.is_eof())
+}
+
 fn is_integer(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
@@ -107,11 +126,13 @@ fn is_integer(s: &str) -> bool {
 
 /// Splits a reader into batches of whole lines, each of at least
 /// `batch_bytes` (or the rest of the input). Blank lines are skipped. Memory
-/// is bounded by the batch size plus the longest line.
+/// is bounded by the batch size plus the longest line, which
+/// [`Batches::max_line`] caps.
 pub struct Batches<R> {
     reader: R,
     number: u64,
     batch_bytes: usize,
+    max_line: u64,
     done: bool,
 }
 
@@ -121,8 +142,17 @@ impl<R: BufRead> Batches<R> {
             reader,
             number: 0,
             batch_bytes,
+            max_line: u64::MAX,
             done: false,
         }
+    }
+
+    /// Refuses a line of more than `max` bytes (its newline not counted)
+    /// once `max + 1` of them are read, so that one huge line cannot take
+    /// all memory: the `--max-size` of a JSONL input.
+    pub fn max_line(mut self, max: u64) -> Batches<R> {
+        self.max_line = max;
+        self
     }
 }
 
@@ -137,7 +167,9 @@ impl<R: BufRead> Iterator for Batches<R> {
         let mut size = 0;
         while size < self.batch_bytes {
             let mut bytes = Vec::new();
-            match self.reader.read_until(b'\n', &mut bytes) {
+            // The newline, and one byte more to tell a line over the cap.
+            let cap = self.max_line.saturating_add(2);
+            match (&mut self.reader).take(cap).read_until(b'\n', &mut bytes) {
                 Ok(0) => {
                     self.done = true;
                     break;
@@ -149,6 +181,17 @@ impl<R: BufRead> Iterator for Batches<R> {
                 }
             }
             self.number += 1;
+            let len = bytes.len() as u64 - u64::from(bytes.last() == Some(&b'\n'));
+            if len > self.max_line {
+                self.done = true;
+                return Some(Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "line {} is over the --max-size limit of {} bytes",
+                        self.number, self.max_line
+                    ),
+                )));
+            }
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -171,10 +214,11 @@ pub const BATCH_BYTES: usize = 8 << 20;
 /// and hands each result to `consume` in input order. A reader thread
 /// fills the next batch while the pool works on this one (two batches in
 /// flight). The first error stops the stream; `name` names the input in
-/// messages.
+/// messages, and a line over `max_line` bytes is one.
 pub fn pipeline<T: Send>(
     reader: Box<dyn BufRead + Send>,
     name: &str,
+    max_line: u64,
     work: impl Fn(&Line) -> Result<T> + Sync,
     mut consume: impl FnMut(&Line, T) -> Result<()>,
 ) -> Result<()> {
@@ -183,7 +227,7 @@ pub fn pipeline<T: Send>(
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::sync_channel(2);
         s.spawn(move || {
-            for batch in Batches::new(reader, BATCH_BYTES) {
+            for batch in Batches::new(reader, BATCH_BYTES).max_line(max_line) {
                 if tx.send(batch).is_err() {
                     break;
                 }
@@ -236,6 +280,11 @@ mod tests {
             (r#"{"id":1.5,"text":""}"#, "string or an integer"),
             (r#"{"id":1,"text":2}"#, "field 'text' must be a string"),
             (r#"{"id":1,"id":2,"text":""}"#, "duplicate field 'id'"),
+            // Found by fuzz/fuzz_targets/jsonl.rs: a lone surrogate escape.
+            (
+                r#"{"id":"0d\udfb1","text":""}"#,
+                "field 'id' is not a valid string",
+            ),
             (r#"[1]"#, "line 7: "),
             (r#"{"id":1,"text":""} x"#, "line 7: "),
         ] {
@@ -253,5 +302,49 @@ mod tests {
             .map(|b| b.iter().map(|l| l.number).collect())
             .collect();
         assert_eq!(numbers, [vec![1, 4], vec![5]]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_stops_the_batches() {
+        let lines = |input: &[u8], max| -> Vec<std::io::Result<Vec<Line>>> {
+            Batches::new(input, 1).max_line(max).collect()
+        };
+        // Exactly the cap, with or without its newline, is fine.
+        assert!(lines(b"abc\nabc\n", 3).iter().all(Result::is_ok));
+        assert!(lines(b"abc\nabc", 3).iter().all(Result::is_ok));
+        let got = lines(b"abc\nabcd\nab\n", 3);
+        assert_eq!(got.len(), 2, "nothing after the long line");
+        assert_eq!(got[0].as_ref().unwrap()[0].bytes, b"abc\n");
+        let e = got[1].as_ref().err().unwrap().to_string();
+        assert_eq!(e, "line 2 is over the --max-size limit of 3 bytes");
+        assert!(lines(b"abcd", 3)[0].is_err());
+    }
+
+    #[test]
+    fn a_cut_short_last_line_says_so() {
+        let e = parse(r#"{"id":1,"text":"a b"#).err().unwrap().to_string();
+        assert!(
+            e.starts_with("line 7: the last line ends without a newline, in the middle of its JSON (is the file truncated?)"),
+            "{e}"
+        );
+        let fields = Fields {
+            id: "id",
+            text: "text",
+            lossy: false,
+        };
+        let whole = |s: &str| {
+            fields.parse(&Line {
+                number: 2,
+                bytes: s.as_bytes().to_vec(),
+            })
+        };
+        for line in [
+            "{\"id\":1,\"text\":\"a\"} x\n",
+            "{\"id\":1.5,\"text\":\"a\"}",
+            "{\"id\":\n",
+        ] {
+            let e = whole(line).err().unwrap().to_string();
+            assert!(!e.contains("truncated"), "{line}: {e}");
+        }
     }
 }

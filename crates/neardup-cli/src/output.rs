@@ -37,6 +37,13 @@ impl Sink {
                 io::stdout(),
             )));
         };
+        // Renaming over a directory would fail only at the very end.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(anyhow!(
+                "writing '{}': it is a directory, not a file",
+                path.display()
+            ));
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),

@@ -155,6 +155,14 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     if args.write_deduped.is_some() && args.inputs.iter().any(|p| crate::input::is_stdin(p)) {
         bail!("--write-deduped reads the inputs a second time, so it cannot take standard input ('-')");
     }
+    if let Some(pipe) = args.inputs.iter().find(|p| {
+        args.write_deduped.is_some() && !crate::input::is_stdin(p) && crate::input::is_pipe(p)
+    }) {
+        bail!(
+            "--write-deduped reads the inputs a second time, so it cannot take the pipe '{}'",
+            crate::input::display_name(pipe)
+        );
+    }
 
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(t) = args.batch.threads {
@@ -169,13 +177,17 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     for p in sinks.temp_paths() {
         remove_on_interrupt(p);
     }
-    let temp = match &args.temp_dir {
-        Some(dir) => tempfile::Builder::new()
-            .prefix("neardup-scan-")
-            .tempdir_in(dir),
-        None => tempfile::Builder::new().prefix("neardup-scan-").tempdir(),
-    }
-    .map_err(|e| anyhow::anyhow!("creating a temp dir: {}", describe(&e)))?;
+    let base = args.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let temp = tempfile::Builder::new()
+        .prefix("neardup-scan-")
+        .tempdir_in(&base)
+        .map_err(|e| {
+            anyhow!(
+                "creating a temp dir in '{}': {} (see --temp-dir)",
+                base.display(),
+                describe(&e)
+            )
+        })?;
     remove_on_interrupt(temp.path().to_owned());
 
     let quiet = args.batch.quiet;

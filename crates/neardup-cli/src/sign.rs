@@ -73,14 +73,20 @@ fn sign_jsonl(
 
     let (mut docs, mut bytes) = (0u64, 0u64);
     pool.install(|| {
-        jsonl::pipeline(source.lines, &name, sign_one, |l, out| {
-            sink.write(out.as_bytes())?;
-            docs += 1;
-            bytes += l.bytes.len() as u64;
-            bar.set_position(bytes);
-            bar.set_message(format!("{docs} docs"));
-            Ok(())
-        })
+        jsonl::pipeline(
+            source.lines,
+            &name,
+            args.input.max_size,
+            sign_one,
+            |l, out| {
+                sink.write(out.as_bytes())?;
+                docs += 1;
+                bytes += l.bytes.len() as u64;
+                bar.set_position(bytes);
+                bar.set_message(format!("{docs} docs"));
+                Ok(())
+            },
+        )
     })?;
     bar.finish_and_clear();
     Ok(())

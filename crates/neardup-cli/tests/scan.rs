@@ -8,26 +8,6 @@ use serde_json::Value;
 
 use crate::util::*;
 
-/// A deterministic word stream (an LCG), so corpora need no RNG crate.
-struct Words(u64);
-
-impl Words {
-    fn next(&mut self) -> String {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        format!("w{}", (self.0 >> 33) % 20_000)
-    }
-
-    fn text(&mut self, words: usize) -> String {
-        (0..words)
-            .map(|_| self.next())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
 /// The documents of the test corpus, in order: 12 distinct bases, a
 /// near-duplicate of each of the first 8 (two words changed in 300), an
 /// exact duplicate of the first 3 (other case and spacing), two empty
@@ -53,15 +33,6 @@ fn corpus() -> Vec<(String, String)> {
     docs.push(("short".into(), "too short".into()));
     docs.push(("other".into(), w.text(300)));
     docs
-}
-
-fn write_jsonl(path: &Path, docs: &[(String, String)]) {
-    let mut s = String::new();
-    for (id, text) in docs {
-        s += &serde_json::json!({"id": id, "text": text}).to_string();
-        s.push('\n');
-    }
-    std::fs::write(path, s).unwrap();
 }
 
 /// Runs a full scan with every output into `out/`, returning the stderr.

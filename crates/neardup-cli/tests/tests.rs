@@ -4,7 +4,9 @@
 
 mod util;
 
+mod bad_input;
 mod cli;
 mod explain;
+mod faults;
 mod formats;
 mod scan;

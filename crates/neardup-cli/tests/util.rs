@@ -134,3 +134,43 @@ impl Dir {
         p
     }
 }
+
+/// A deterministic word stream (an LCG), so corpora need no RNG crate.
+pub struct Words(pub u64);
+
+impl Words {
+    pub fn next(&mut self) -> String {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        format!("w{}", (self.0 >> 33) % 20_000)
+    }
+
+    pub fn text(&mut self, words: usize) -> String {
+        (0..words)
+            .map(|_| self.next())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Writes `{"id","text"}` lines.
+pub fn write_jsonl(path: &Path, docs: &[(String, String)]) {
+    let mut s = String::new();
+    for (id, text) in docs {
+        s += &serde_json::json!({"id": id, "text": text}).to_string();
+        s.push('\n');
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+/// The names in a directory, sorted.
+pub fn names(dir: impl AsRef<Path>) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}

@@ -265,11 +265,15 @@ impl<'a> Loader<'a> {
         };
         let source = format::open(path, columns)?;
         let (mut reader, total) = (source.lines, source.total);
-        // Sniff the first non-blank line, then put it back in front.
+        // Sniff the first non-blank line, then put it back in front. Read
+        // no further than --max-size: the batches refuse a longer line.
         let mut head = Vec::new();
+        let cap = self.args.input.max_size.saturating_add(2);
         loop {
             let mut line = Vec::new();
-            if reader.read_until(b'\n', &mut line).map_err(io_err)? == 0 {
+            let read = (&mut reader).take(cap).read_until(b'\n', &mut line);
+            if read.map_err(io_err)? == 0 || line.last() != Some(&b'\n') {
+                head.extend_from_slice(&line);
                 break;
             }
             let blank = line.iter().all(u8::is_ascii_whitespace);
@@ -305,12 +309,18 @@ impl<'a> Loader<'a> {
             }
         };
         let bar = progress::bytes(total, self.args.batch.quiet);
-        jsonl::pipeline(reader, &name, parse, |l, (id, fp)| {
-            self.push(id, fp, input, l.number)?;
-            bar.inc(l.bytes.len() as u64);
-            bar.set_message(format!("{} docs", self.corpus.docs.len()));
-            Ok(())
-        })?;
+        jsonl::pipeline(
+            reader,
+            &name,
+            self.args.input.max_size,
+            parse,
+            |l, (id, fp)| {
+                self.push(id, fp, input, l.number)?;
+                bar.inc(l.bytes.len() as u64);
+                bar.set_message(format!("{} docs", self.corpus.docs.len()));
+                Ok(())
+            },
+        )?;
         bar.finish_and_clear();
         Ok((kind, source.format, Vec::new()))
     }

@@ -18,8 +18,9 @@ pub struct Walk {
 
 /// Lists the regular files under `root`, recursively. Symbolic links to
 /// files are followed; links to directories are not (no cycles). A file
-/// over `max_size`, an unreadable entry or a non-UTF-8 name is skipped with
-/// a warning, or is an error when `strict`.
+/// over `max_size`, an unreadable entry (a dangling link or a link loop
+/// among them), a FIFO, socket or device, or a non-UTF-8 name is skipped
+/// with a warning, or is an error when `strict`.
 pub fn walk(root: &Path, max_size: u64, strict: bool) -> Result<Walk> {
     let mut out = Walk {
         files: Vec::new(),
@@ -84,13 +85,38 @@ pub fn walk(root: &Path, max_size: u64, strict: bool) -> Result<Walk> {
                     ),
                 )?,
                 Ok(m) if m.is_file() => out.files.push((path, m.len())),
-                Ok(_) => {}
+                // Reading a FIFO could wait forever for a writer, and a
+                // device or socket is no document.
+                Ok(m) => skip(
+                    &mut out,
+                    format!("'{name}' is {}, not a regular file", special(&m)),
+                )?,
                 Err(e) => skip(&mut out, format!("reading '{name}': {}", describe(&e)))?,
             }
         }
     }
     out.files.sort();
     Ok(out)
+}
+
+/// What a file that is not a regular one is, in words.
+fn special(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    let _ = m;
+    "a special file"
 }
 
 #[cfg(test)]

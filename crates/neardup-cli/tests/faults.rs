@@ -1,0 +1,366 @@
+//! Fault injection for `neardup scan`, end to end: a full temp dir, SIGKILL
+//! at random points, spilled runs damaged before their merge, outputs that
+//! cannot be written. Each fault must end in a clear error (or no error at
+//! all) and never in a partial output or wrong pairs.
+//!
+//! Mounting a tmpfs needs root; the tests that need one print why they are
+//! skipped when the mount fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::util::*;
+
+/// A tmpfs mounted on a directory, unmounted when dropped.
+struct Mount(PathBuf);
+
+impl Mount {
+    /// Mounts a tmpfs with `options` on `dir` (made if needed), or says why
+    /// it could not.
+    fn tmpfs(dir: &Path, options: &str) -> Result<Mount, String> {
+        std::fs::create_dir_all(dir).unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !o.status.success() {
+            return Err(format!(
+                "mount -t tmpfs failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ));
+        }
+        Ok(Mount(dir.to_owned()))
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// `count` documents of `words` words, every third one a near copy (two
+/// words changed) of the one before, so that scans find pairs.
+fn docs(count: usize, words: usize, seed: u64) -> Vec<(String, String)> {
+    let mut w = Words(seed);
+    let mut docs: Vec<(String, String)> = Vec::with_capacity(count);
+    for i in 0..count {
+        let text = if i % 3 == 2 {
+            let mut v: Vec<String> = docs[i - 1].1.split(' ').map(str::to_owned).collect();
+            v[words / 3] = w.next();
+            v[2 * words / 3] = w.next();
+            v.join(" ")
+        } else {
+            w.text(words)
+        };
+        docs.push((format!("d{i}"), text));
+    }
+    docs
+}
+
+/// Asserts that `dir` holds nothing.
+#[track_caller]
+fn assert_empty(dir: &Path) {
+    assert_eq!(
+        names(dir),
+        Vec::<String>::new(),
+        "{} is not empty",
+        dir.display()
+    );
+}
+
+#[test]
+fn a_full_temp_dir_fails_naming_it_and_leaves_nothing() {
+    let dir = Dir::new();
+    let root = dir.root();
+    // 8,000 documents × 25 bands × 16 bytes: 3.2 MB of band records, more
+    // than the 2 MB the temp dir holds.
+    write_jsonl(&root.join("c.jsonl"), &docs(8_000, 30, 1));
+    let tmp = root.join("tmp");
+    let _mount = match Mount::tmpfs(&tmp, "size=2M") {
+        Ok(m) => m,
+        Err(why) => {
+            eprintln!("skipped a_full_temp_dir_fails_naming_it_and_leaves_nothing: {why}");
+            return;
+        }
+    };
+    std::fs::create_dir(root.join("out")).unwrap();
+    let o = neardup_in(
+        root,
+        &[
+            "scan",
+            "c.jsonl",
+            "--temp-dir",
+            "tmp",
+            "--memory",
+            "64K",
+            "--pairs",
+            "out/p.jsonl",
+            "--clusters",
+            "out/c.jsonl",
+        ],
+    );
+    assert_error(&o, 2, "no space left on device");
+    let err = stderr(&o);
+    let temp_dir = format!("the temp run '{}/neardup-scan-", tmp.display());
+    assert!(err.contains(&temp_dir), "{err}");
+    assert_empty(&root.join("out"));
+    assert_empty(&tmp);
+}
+
+#[test]
+fn a_damaged_run_is_refused_before_any_output() {
+    let dir = Dir::new();
+    let root = dir.root();
+    write_jsonl(&root.join("c.jsonl"), &docs(600, 200, 2));
+    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    let scan = |damage: Option<&str>| {
+        let mut cmd = command(root);
+        cmd.args([
+            "scan",
+            "c.jsonl",
+            "--temp-dir",
+            "tmp",
+            "--memory",
+            "16K",
+            "--pairs",
+            "p.jsonl",
+            "-q",
+        ]);
+        if let Some(d) = damage {
+            cmd.env("NEARDUP_TEST_CORRUPT_RUN", d);
+        }
+        cmd.output().unwrap()
+    };
+    let o = scan(None);
+    let clean = ok(&o);
+    assert!(clean.is_empty(), "{clean}");
+    let pairs = read(root.join("p.jsonl"));
+    assert!(pairs.lines().count() >= 150, "{pairs}");
+    assert_eq!(
+        std::fs::metadata(root.join("tmp"))
+            .map(|_| names(root.join("tmp")).len())
+            .unwrap(),
+        0
+    );
+    std::fs::remove_file(root.join("p.jsonl")).unwrap();
+    // The signatures take more than the 16K budget, so records get its
+    // last quarter: run 0 is 256 records (4,096 bytes), then the trailer,
+    // its count at 4,096 and its checksum at 4,104. Damage a key in the
+    // middle, a doc number, the checksum, the count, or cut the file short.
+    for (damage, needle) in [
+        ("flip:2000", "its checksum does not match"),
+        ("flip:12", "its checksum does not match"),
+        ("flip:4106", "its checksum does not match"),
+        ("flip:4098", "do not hold the"),
+        ("truncate:4000", "do not hold the"),
+        ("truncate:4096", "do not hold the"),
+        ("truncate:0", "do not hold the"),
+    ] {
+        let o = scan(Some(damage));
+        assert_error(&o, 2, needle);
+        let err = stderr(&o);
+        let temp_dir = format!("the temp run '{}/neardup-scan-", root.join("tmp").display());
+        assert!(err.contains(&temp_dir), "{damage}: {err}");
+        assert!(
+            err.contains("bands-000000.run' is corrupt"),
+            "{damage}: {err}"
+        );
+        assert!(!root.join("p.jsonl").exists(), "{damage}");
+        assert_empty(&root.join("tmp"));
+    }
+}
+
+#[test]
+fn unwritable_outputs_fail_before_any_work() {
+    let dir = Dir::new();
+    let root = dir.root();
+    std::fs::create_dir(root.join("adir")).unwrap();
+    std::fs::write(root.join("afile"), "x").unwrap();
+    // The input does not exist: an error about the output proves that the
+    // outputs were checked before the input was read.
+    for (args, needle) in [
+        (
+            vec!["--pairs", "adir"],
+            "writing 'adir': it is a directory, not a file",
+        ),
+        (
+            vec!["--write-deduped", "adir"],
+            "writing 'adir': it is a directory, not a file",
+        ),
+        (vec!["--receipts", "afile"], "creating 'afile': "),
+        (
+            vec!["--pairs", "p.jsonl", "--temp-dir", "nowhere"],
+            "creating a temp dir in 'nowhere': no such file or directory",
+        ),
+    ] {
+        let mut all = vec!["scan", "missing.jsonl"];
+        all.extend(args);
+        assert_error(&neardup_in(root, &all), 2, needle);
+    }
+    assert_eq!(names(root), ["adir", "afile"]);
+    assert_empty(&root.join("adir"));
+
+    // A read-only directory. Root writes through mode 0555, so it takes a
+    // read-only mount to refuse root.
+    let ro = root.join("ro");
+    let mount = Mount::tmpfs(&ro, "ro,size=64K");
+    if let Err(why) = &mount {
+        std::fs::create_dir_all(&ro).unwrap();
+        set_mode(&ro, 0o555);
+        if std::fs::write(ro.join("probe"), "").is_ok() {
+            eprintln!("skipped the read-only directory case: {why}, and mode 0555 does not stop this user");
+            return;
+        }
+    }
+    assert_error(
+        &neardup_in(root, &["scan", "missing.jsonl", "--pairs", "ro/p.jsonl"]),
+        2,
+        "writing 'ro/p.jsonl': ",
+    );
+    assert_error(
+        &neardup_in(
+            root,
+            &[
+                "scan",
+                "missing.jsonl",
+                "--pairs",
+                "p.jsonl",
+                "--receipts",
+                "ro/r",
+            ],
+        ),
+        2,
+        "creating 'ro/r': ",
+    );
+    assert_empty(&ro);
+    drop(mount);
+    set_mode(&ro, 0o755);
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Every output file, `name -> bytes`, receipts included; hidden
+/// temporaries (`.neardup-*.tmp`, `receipts/.<hash>.<n>.tmp`) are not
+/// outputs and are left out.
+fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for name in names(dir) {
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = dir.join(&name);
+        if path.is_dir() {
+            for (inner, bytes) in outputs(&path) {
+                out.push((format!("{name}/{inner}"), bytes));
+            }
+        } else {
+            out.push((name, std::fs::read(path).unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn sigkill_at_random_points_never_leaves_a_partial_output() {
+    let dir = Dir::new();
+    let root = dir.root();
+    write_jsonl(&root.join("c.jsonl"), &docs(3_000, 200, 3));
+    std::fs::create_dir(root.join("tmp")).unwrap();
+    let args = |out: &str| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "scan",
+            "c.jsonl",
+            "--temp-dir",
+            "tmp",
+            "--memory",
+            "256K",
+            "-q",
+        ]
+        .map(String::from)
+        .to_vec();
+        for (flag, file) in [
+            ("--pairs", "pairs.jsonl"),
+            ("--clusters", "clusters.jsonl"),
+            ("--keep-list", "keep.txt"),
+            ("--drop-list", "drop.txt"),
+            ("--write-deduped", "deduped.jsonl.gz"),
+            ("--receipts", "receipts"),
+        ] {
+            v.push(flag.into());
+            v.push(format!("{out}/{file}"));
+        }
+        v
+    };
+    std::fs::create_dir(root.join("ref")).unwrap();
+    ok(&command(root).args(args("ref")).output().unwrap());
+    let want: std::collections::BTreeMap<String, Vec<u8>> =
+        outputs(&root.join("ref")).into_iter().collect();
+    assert!(
+        want.len() > 900,
+        "receipts expected, got {} files",
+        want.len()
+    );
+    // How long a run takes now, warm, with no outputs yet: kills land in
+    // its first 90%.
+    std::fs::create_dir(root.join("warm")).unwrap();
+    let start = Instant::now();
+    ok(&command(root).args(args("warm")).output().unwrap());
+    let took = start.elapsed();
+
+    let out = root.join("out");
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut killed_running = 0;
+    for round in 0..20 {
+        // Every other round starts with no outputs; the others keep what
+        // the rounds before left, as a rerun after a crash would.
+        if round % 2 == 0 {
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        std::fs::create_dir_all(&out).unwrap();
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let delay = took.mul_f64(((seed >> 33) % 900) as f64 / 1000.0);
+        let mut child = command(root).args(args("out")).spawn().unwrap();
+        std::thread::sleep(delay);
+        if child.try_wait().unwrap().is_none() {
+            killed_running += 1;
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        for (name, bytes) in outputs(&out) {
+            let reference = want
+                .get(&name)
+                .unwrap_or_else(|| panic!("round {round}: unexpected output {name}"));
+            assert!(
+                &bytes == reference,
+                "round {round}, killed after {delay:?}: {name} is partial ({} of {} bytes)",
+                bytes.len(),
+                reference.len()
+            );
+        }
+    }
+    eprintln!(
+        "sigkill: {killed_running} of 20 kills hit a running scan (a full run took {:.2} s)",
+        took.as_secs_f64()
+    );
+    assert!(
+        killed_running >= 10,
+        "only {killed_running} kills hit a running scan"
+    );
+    // What a SIGKILL cannot clean up is only ever hidden temporaries and
+    // the scan's own temp dirs, never a file at an output path.
+    for name in names(&out) {
+        assert!(
+            !name.starts_with('.') || name.starts_with(".neardup-") && name.ends_with(".tmp"),
+            "{name}"
+        );
+    }
+    for name in names(root.join("tmp")) {
+        assert!(name.starts_with("neardup-scan-"), "{name}");
+    }
+}

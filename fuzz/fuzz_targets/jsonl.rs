@@ -1,0 +1,113 @@
+//! The CLI's JSONL reading: `Batches` (lines) and `Fields::parse` (one
+//! `{"id", "text"}` document), compiled here from the CLI's own source
+//! file. The CLI is a binary crate; including the one file keeps it one,
+//! with no library target made only for fuzzing, and fuzzes exactly the
+//! code `scan` and `sign --jsonl` run.
+//!
+//! Checked: no panic; the lines, with the blank ones skipped, are the
+//! input; an accepted document agrees with a plain serde_json reading of
+//! the line and round-trips through `{"id": ID, "text": TEXT}`; and any
+//! line serde_json reads as an object with a string or integer id and a
+//! string text, written back, is accepted.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+/// What `jsonl.rs` takes from the CLI's `input` module.
+mod input {
+    pub fn describe(e: &std::io::Error) -> String {
+        e.to_string()
+    }
+}
+
+#[allow(dead_code)]
+#[path = "../../crates/neardup-cli/src/jsonl.rs"]
+mod jsonl;
+
+use jsonl::{Batches, Fields, Line};
+
+const FIELDS: Fields<'static> = Fields {
+    id: "id",
+    text: "text",
+    lossy: false,
+};
+
+fn parse(bytes: &[u8]) -> anyhow::Result<jsonl::Doc> {
+    FIELDS.parse(&Line {
+        number: 1,
+        bytes: bytes.to_vec(),
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    // Lines: every non-blank line once, in order, with its number.
+    let batch = 1 + data.first().map_or(0, |&b| usize::from(b) % 64);
+    let mut kept = Vec::new();
+    let mut last = 0;
+    for b in Batches::new(data, batch) {
+        for line in b.expect("a slice never fails to read") {
+            assert!(line.number > last);
+            last = line.number;
+            assert!(!line.bytes.iter().all(u8::is_ascii_whitespace));
+            kept.push(line);
+        }
+    }
+    let want: Vec<&[u8]> = data
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .collect();
+    assert_eq!(kept.len(), want.len());
+    for (l, w) in kept.iter().zip(&want) {
+        assert_eq!(&l.bytes[..], *w);
+    }
+
+    for line in &kept {
+        let Ok(doc) = FIELDS.parse(line) else {
+            // The lossy reading may accept what the strict one refused,
+            // never the other way round.
+            continue;
+        };
+        let lossy = Fields {
+            lossy: true,
+            ..FIELDS
+        }
+        .parse(line)
+        .expect("lossy accepts too");
+        assert_eq!((&lossy.id, &lossy.text), (&doc.id, &doc.text));
+        // The same document as serde_json reads it.
+        let value: Value = serde_json::from_slice(&line.bytes).expect("accepted line is JSON");
+        assert_eq!(value["text"].as_str(), Some(doc.text.as_str()));
+        let id: Value = serde_json::from_str(&doc.id).expect("the id is JSON");
+        assert!(id.is_string() || id.is_number());
+        assert_eq!(value["id"], id);
+        // Written back, it reads the same.
+        let again = format!(
+            "{{\"id\":{},\"text\":{}}}",
+            doc.id,
+            serde_json::to_string(&doc.text).unwrap()
+        );
+        let back = parse(again.as_bytes()).expect("written document parses");
+        assert_eq!((back.id, back.text), (doc.id, doc.text));
+    }
+
+    // The other way: what serde_json reads as a document, written back as
+    // JSON, is accepted.
+    for line in data.split(|&b| b == b'\n') {
+        let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let id_ok = match &map.get("id") {
+            Some(Value::String(_)) => true,
+            Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+            _ => false,
+        };
+        if !id_ok || !map.get("text").is_some_and(Value::is_string) {
+            continue;
+        }
+        let written = serde_json::to_string(&map).unwrap();
+        let doc = parse(written.as_bytes()).expect("a document serde_json reads is accepted");
+        assert_eq!(Some(doc.text.as_str()), map["text"].as_str());
+    }
+});

@@ -1,0 +1,45 @@
+//! `normalize` against a plain reading of SPEC §1: `str::to_lowercase` of
+//! the whole text, then every run of the whitespace set becomes one space,
+//! then the ends are trimmed. The whitespace set is written out here again
+//! from the spec, not taken from the crate. Also: normalizing is idempotent,
+//! and its output has no leading, trailing or double space and no other
+//! whitespace.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+/// SPEC §1's whitespace set, ECMAScript's `\s`.
+fn spec_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | '\u{20}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+fn oracle(text: &str) -> String {
+    text.to_lowercase()
+        .split(spec_whitespace)
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let got = neardup::normalize(&text);
+    assert_eq!(got, oracle(&text), "input {text:?}");
+    assert_eq!(neardup::normalize(&got), got, "not idempotent on {text:?}");
+    assert!(!got.starts_with(' ') && !got.ends_with(' ') && !got.contains("  "));
+    assert!(got.chars().all(|c| c == ' ' || !spec_whitespace(c)));
+});

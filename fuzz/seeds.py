@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Writes each fuzz target's seed corpus, corpus/<target>/, from vectors/.
+
+The seeds are the conformance vectors' own texts, receipts and signatures,
+laid out as each target reads its input (see the target's doc comment), so
+the fuzzer starts from inputs that reach deep into every parser. Files the
+fuzzer found and kept in corpus/ are left alone.
+"""
+
+import hashlib
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "vectors"
+OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "fuzz" / "corpus"
+
+# Vector texts reach a few hundred KB; a seed that large only slows the
+# fuzzer (libFuzzer caps inputs at -max_len anyway), so seeds keep a head.
+MAX_SEED = 16 << 10
+
+
+def text(case, side):
+    if side + "_file" in case:
+        return (VECTORS / case[side + "_file"]).read_text(encoding="utf-8")
+    return case[side]
+
+
+def seed(target, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    data = data[:MAX_SEED]
+    d = OUT / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / ("seed-" + hashlib.sha256(data).hexdigest()[:16])).write_bytes(data)
+
+
+def record(key, name, doc, k, n):
+    fields = {
+        key: name,
+        "k": k,
+        "n": n,
+        "normalized_sha256": doc["normalized_sha256"],
+        "shingles": doc["shingles"],
+        "signature": doc["signature"],
+        "signature_sha256": doc["signature_sha256"],
+    }
+    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
+
+
+def main():
+    compare = json.loads((VECTORS / "compare.json").read_text(encoding="utf-8"))
+    normalize = json.loads((VECTORS / "normalize.json").read_text(encoding="utf-8"))
+
+    for case in normalize:
+        seed("normalize", case["input"])
+        seed("backends", bytes([4, 112]) + case["input"].encode())
+        seed("jsonl", json.dumps({"id": case["name"], "text": case["input"]}) + "\n")
+
+    for i, case in enumerate(compare):
+        k, n, exp = case["k"], case["n"], case["expected"]
+        a, b = text(case, "a"), text(case, "b")
+        canonical = exp["canonical"]
+        seed("receipt", canonical)
+        # The envelope `compare --json` prints, and the same receipt with
+        # whitespace and its keys in another order.
+        seed("receipt", json.dumps({"receipt": json.loads(canonical), "receipt_sha256": exp["receipt_sha256"]}))
+        seed("receipt", json.dumps(dict(reversed(json.loads(canonical).items())), indent=2))
+        seed("normalize", a[:MAX_SEED])
+        seed("backends", bytes([(k - 1) % 256, (n - 16) % 256]) + a.encode()[:MAX_SEED])
+        seed("explain", bytes([(k - 1) % 8]) + a.encode()[:MAX_SEED // 2] + b"\xff" + b.encode()[:MAX_SEED // 2])
+        docs = [json.dumps({"id": f"{case['name']}-{s}", "text": t[:4096]}) for s, t in (("a", a), ("b", b))]
+        seed("jsonl", "\n".join(docs) + "\n")
+        seed("jsonl", json.dumps({"text": b[:4096], "id": i, "extra": [1, {"x": None}]}))
+        for key, doc in zip(("id", "path"), exp["documents"]):
+            seed("record", record(key, case["name"], doc, k, n))
+        seed("record", record("id", i, exp["documents"][1], k, n))
+
+    count = sum(1 for _ in OUT.rglob("seed-*"))
+    print(f"fuzz/seeds.py: {count} seeds in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
