@@ -50,7 +50,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from . import _neardup
+from .. import _neardup
 
 __all__ = ["ScanFrames", "read", "scan", "session"]
 
@@ -361,11 +361,11 @@ def _number(spark, signed, partitions):
                     "shingles", "sig")
             .repartition(partitions, "doc")
             .persist(StorageLevel.MEMORY_AND_DISK))
-    docs.count()
-    signed.unpersist()
+    # This job is also the one that fills the cache of `docs`.
     dup = (docs.groupBy("id_json").agg(F.count("*").alias("c"), F.min("doc").alias("first"),
                                        F.max("doc").alias("last"))
            .filter("c > 1").orderBy("first").limit(1).collect())
+    signed.unpersist()
     if dup:
         d = dup[0]
         raise ValueError("duplicate id %s (documents %d and %d in input order)"
@@ -525,10 +525,10 @@ def _components(pairs):
         new = _checkpoint(small)
         # Converged when the edges are stars: one parent each, and no
         # parent has a parent.
-        many = new.groupBy("u").count().filter("count > 1").limit(1).count()
-        deep = new.join(new.select(F.col("u").alias("v")), "v", "left_semi").limit(1).count()
+        many = new.groupBy("u").count().filter("count > 1").select("u")
+        deep = new.join(new.select(F.col("u").alias("v")), "v", "left_semi").select("u")
         edges = new
-        if not many and not deep:
+        if not many.union(deep).limit(1).count():
             break
     roots = edges.select(F.col("v").alias("doc")).distinct().withColumn("root", F.col("doc"))
     return edges.select(F.col("u").alias("doc"), F.col("v").alias("root")).union(roots), rounds
@@ -721,6 +721,8 @@ def _run(spark, signed, plan, partitions, block_size):
                                                    "id_json")
     keep = new.join(dropped, "doc", "left_anti").drop("doc")
     drop = new.join(dropped, "doc", "left_semi").drop("doc")
+    stats["clusters"] = clusters.count()
+    stats["dropped"] = dropped.count()
 
     fa = docs.select(*[F.col(c).alias(c + "_a") for c in ("doc", "id", "id_json", "sha",
                                                            "shingles", "sig")])
@@ -880,13 +882,18 @@ def scan_files(spark, inputs, against=(), id_field="id", text_field="text", thre
     return out
 
 
-def session(master="local[2]", app="neardup", **conf):
+def session(master=None, app="neardup", **conf):
     """A Spark session as the tests and the command line use it: the UI
     off, executors running this interpreter (so they import this very
-    ``neardup``), ``SPARK_LOCAL_IP`` 127.0.0.1 unless set."""
+    ``neardup``: the package must be installed where they run),
+    ``SPARK_LOCAL_IP`` 127.0.0.1 unless set. ``master`` None keeps
+    spark-submit's (else Spark's default, ``local[*]``)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    b = (SparkSession.builder.master(master).appName(app)
+    b = SparkSession.builder
+    if master:
+        b = b.master(master)
+    b = (b.appName(app)
          .config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.executorEnv.PYSPARK_PYTHON", os.environ["PYSPARK_PYTHON"]))
