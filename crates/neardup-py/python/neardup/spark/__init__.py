@@ -505,7 +505,8 @@ def _components(pairs):
     returns ``(doc, root)`` for every document in a pair, its root the
     smallest document of its component. Each round is checkpointed, so the
     plan stays small however many rounds the graph needs."""
-    edges = _checkpoint(pairs.select(F.col("b").alias("u"), F.col("a").alias("v")).distinct())
+    # The pairs are unique and checkpointed already.
+    edges = pairs.select(F.col("b").alias("u"), F.col("a").alias("v"))
     rounds = 0
     while True:
         rounds += 1
@@ -514,7 +515,7 @@ def _components(pairs):
         both = edges.union(edges.select(F.col("v").alias("u"), F.col("u").alias("v")))
         low = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
         large = (both.join(low, "u").filter(F.col("v") > F.col("u"))
-                 .select(F.col("v").alias("u"), F.col("m").alias("v")).distinct())
+                 .select(F.col("v").alias("u"), F.col("m").alias("v")))
         # Small star: u and every neighbour smaller than u point to the
         # smallest of them.
         down = large.select(F.greatest("u", "v").alias("u"), F.least("u", "v").alias("v"))
@@ -701,7 +702,6 @@ def _run(spark, signed, plan, partitions, block_size):
         members, rounds = _components(pairs)
     else:
         members, rounds = spark.createDataFrame([], "doc long, root long"), 0
-    members = _checkpoint(members)
     stats["rounds"] = rounds
     stage("clusters")
 
@@ -721,8 +721,10 @@ def _run(spark, signed, plan, partitions, block_size):
                                                    "id_json")
     keep = new.join(dropped, "doc", "left_anti").drop("doc")
     drop = new.join(dropped, "doc", "left_semi").drop("doc")
-    stats["clusters"] = clusters.count()
-    stats["dropped"] = dropped.count()
+    counts = members.agg(F.sum(F.when(F.col("doc") == F.col("root"), 1).otherwise(0)),
+                         F.sum(F.when((F.col("doc") != F.col("root")) & (F.col("doc") >= refs), 1)
+                               .otherwise(0))).first()
+    stats["clusters"], stats["dropped"] = int(counts[0] or 0), int(counts[1] or 0)
 
     fa = docs.select(*[F.col(c).alias(c + "_a") for c in ("doc", "id", "id_json", "sha",
                                                            "shingles", "sig")])
