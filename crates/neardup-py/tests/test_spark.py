@@ -69,20 +69,22 @@ def spark_files(out, tmp):
 
 
 # Partitionings: shuffle partitions, input split size (bytes), bucket block
-# size (2 cuts nearly every bucket into blocks).
-PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE), (3, 9000, 2), (7, 4000, 5)]
+# size (2 cuts nearly every bucket into blocks), Arrow batch size (rows; 7
+# puts group and bucket boundaries across batches).
+PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE, 10000), (3, 9000, 2, 10000), (7, 4000, 5, 7)]
 
 
 @pytest.mark.parametrize("threshold", ["0.75", "0.5"])
-@pytest.mark.parametrize("partitions, split, block", PARTITIONINGS,
-                         ids=["p%d-split%d-block%d" % p for p in PARTITIONINGS])
+@pytest.mark.parametrize("partitions, split, block, batch", PARTITIONINGS,
+                         ids=["p%d-split%d-block%d-batch%d" % p for p in PARTITIONINGS])
 def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, threshold, partitions,
-                                       split, block):
+                                       split, block, batch):
     want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": threshold},
                         against=files["ref"])
     assert want["pairs"].count("\n") > 50 and want["drop"].count("\n") > 20
     assert '"verdict":"IDENTICAL"' in want["pairs"]
     spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch))
     try:
         out = ns.scan_files(spark, [str(files["new"]), str(files["more"])],
                             against=[str(files["ref"])], threshold=threshold,
@@ -90,6 +92,7 @@ def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, threshold, p
         got = spark_files(out, tmp_path)
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     for x in OUTPUTS:
         assert got[x] == want[x], x
     assert out.stats["against"] == 90
@@ -157,7 +160,8 @@ def test_command_on_two_executor_jvms(cli, files, tmp_path):
     p = subprocess.run(
         [sys.executable, "-m", "neardup.spark", str(files["new"]), str(files["more"]),
          "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
-         "--partitions", "4", "--conf", "spark.sql.files.maxPartitionBytes=20000",
+         "--partitions", "3", "--conf", "spark.sql.files.maxPartitionBytes=20000",
+         "--conf", "spark.sql.shuffle.partitions=2",
          "--pairs", out["pairs"], "--clusters", out["clusters"],
          "--keep-list", out["keep"], "--drop-list", out["drop"]],
         capture_output=True, text=True, env=env, timeout=600)

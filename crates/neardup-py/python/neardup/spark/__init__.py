@@ -109,6 +109,11 @@ def _signature_matrix(col, n):
     if not np.all(offsets[1:][has] - starts == 4 * n):
         raise ValueError("a signature of another length than n = %d slots" % n)
     data = np.frombuffer(bufs[2], dtype=np.uint8)
+    first = int(starts[0])
+    if len(starts) == size and np.array_equal(starts, first + 4 * n * np.arange(size)):
+        # Every row present and back to back: the buffer is the matrix.
+        out[:] = data[first:first + 4 * n * size].view("<u4").reshape(size, n)
+        return out, has
     rows = data[starts[:, None] + np.arange(4 * n)]
     out[has] = np.ascontiguousarray(rows).view("<u4").reshape(-1, n)
     return out, has
@@ -134,7 +139,7 @@ _SIGNED = [
 
 
 def _signed_schema(id_type):
-    fields = [T.StructField(name, t, name != "sig" or True) for name, t in _SIGNED]
+    fields = [T.StructField(name, t, True) for name, t in _SIGNED]
     return T.StructType(fields + [T.StructField("id", id_type, True)])
 
 
@@ -340,6 +345,13 @@ def _sign_parquet(spark, path, name, src, file_index, id_field, text_field, k, n
             .mapInArrow(sign, schema))
 
 
+def _shuffle(df, partitions, *cols):
+    """Hash-partitions ``df`` by ``cols``: into ``partitions`` when given,
+    else as Spark chooses (``spark.sql.shuffle.partitions``, coalesced by
+    adaptive execution)."""
+    return df.repartition(partitions, *cols) if partitions else df.repartition(*cols)
+
+
 def _number(spark, signed, partitions):
     """Gives every signed document its number in input order: the rows of
     all groups before its own, plus its position in its group. Returns the
@@ -359,7 +371,7 @@ def _number(spark, signed, partitions):
     docs = (signed.join(F.broadcast(base), ["src", "g1", "g2"])
             .select((F.col("base") + F.col("pos")).alias("doc"), "src", "id", "id_json", "sha",
                     "shingles", "sig")
-            .repartition(partitions, "doc")
+            .transform(lambda d: _shuffle(d, partitions, "doc"))
             .persist(StorageLevel.MEMORY_AND_DISK))
     # This job is also the one that fills the cache of `docs`.
     dup = (docs.groupBy("id_json").agg(F.count("*").alias("c"), F.min("doc").alias("first"),
@@ -384,18 +396,35 @@ def _exact(docs, plan, refs, partitions):
     reps = groups.filter("doc = first").select("doc")
     members = (groups.filter("g > 1").select("doc")
                .join(docs.select("doc", "sha", "sig"), "doc")
-               .repartition(partitions, "sha").sortWithinPartitions("sha", "doc"))
+               .transform(lambda d: _shuffle(d, partitions, "sha"))
+               .sortWithinPartitions("sha", "doc"))
     n, args = plan.n, _plan_args(plan)
     schema = T.StructType([T.StructField("a", T.LongType()), T.StructField("b", T.LongType()),
                            T.StructField("matches", T.IntegerType())])
 
     def exact(batches):
+        # A group pairs its first document with each other one, so a group
+        # running over several batches goes on in the next batch with its
+        # first row put in front: memory stays one batch, whatever the
+        # group's size (a corpus can hold a million empty documents).
         p = _neardup.ScanPlan(*args)
-        for b in _groups(batches, ["sha"]):
+        head, head_sha = None, None
+        for b in batches:
+            if len(b) == 0:
+                continue
+            sha = _column(b, "sha").to_pylist()
+            if sha[0] == head_sha:
+                b = pa.concat_tables([head, pa.Table.from_batches([b])]).combine_chunks()
+                b = b.to_batches()[0]
+                sha = [head_sha] + sha
+            last = len(sha) - 1
+            start = last
+            while start > 0 and sha[start - 1] == sha[last]:
+                start -= 1
+            head, head_sha = pa.Table.from_batches([b.slice(start, 1)]), sha[last]
             sigs, has = _signature_matrix(_column(b, "sig"), n)
-            a, bb, m, _, _ = p.exact_pairs(
-                _column(b, "sha").to_pylist(), _ints(_column(b, "doc"), np.uint32),
-                sigs, has, refs)
+            a, bb, m, _, _ = p.exact_pairs(sha, _ints(_column(b, "doc"), np.uint32), sigs, has,
+                                           refs)
             yield _pairs_batch(a, bb, m)
 
     pairs = members.mapInArrow(exact, schema)
@@ -473,7 +502,7 @@ def _near(docs, reps, plan, refs, partitions, block_size):
                      F.least("block", "other").alias("left"),
                      F.greatest("block", "other").alias("right")))
     with_sigs = (units.join(docs.select("doc", "sig"), "doc")
-                 .repartition(partitions, "band", "key", "left", "right")
+                 .transform(lambda d: _shuffle(d, partitions, "band", "key", "left", "right"))
                  .sortWithinPartitions("band", "key", "left", "right", "doc"))
     schema = T.StructType([T.StructField("a", T.LongType()), T.StructField("b", T.LongType()),
                            T.StructField("matches", T.IntegerType())])
@@ -785,18 +814,18 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
     ``against`` is an existing corpus, a DataFrame with the same columns:
     its documents come first, only pairs with a document of ``df`` are
     reported, and none of its documents is dropped. ``partitions`` is the
-    number of partitions of the shuffled stages (default
-    ``spark.sql.shuffle.partitions``). Returns a :class:`ScanFrames`."""
+    number of partitions of the shuffled stages (default: Spark's
+    ``spark.sql.shuffle.partitions``, which adaptive execution may
+    coalesce). Returns a :class:`ScanFrames`."""
     spark = df.sparkSession
     plan = _neardup.ScanPlan(threshold, k, n, bands, rows)
-    partitions = partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
     frames = []
     for src, frame in ((0, against), (1, df)):
         if frame is None:
             continue
         if order_col is not None:
-            frame = (frame.repartitionByRange(partitions, order_col, id_col)
-                     .sortWithinPartitions(order_col, id_col))
+            by = (partitions, order_col, id_col) if partitions else (order_col, id_col)
+            frame = frame.repartitionByRange(*by).sortWithinPartitions(order_col, id_col)
         frames.append(_sign_frame(frame, src, id_col, text_col, plan.k, plan.n))
     signed = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
     out, _ = _run(spark, signed, plan, partitions, block_size)
@@ -878,7 +907,6 @@ def scan_files(spark, inputs, against=(), id_field="id", text_field="text", thre
     are the JSON text of the ids as the files wrote them (``"\\"a\\""``,
     ``7``), exactly as ``neardup scan`` writes them."""
     plan = _neardup.ScanPlan(threshold, k, n, bands, rows)
-    partitions = partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
     signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n)
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out
