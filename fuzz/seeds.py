@@ -3,8 +3,9 @@
 
 The seeds are the conformance vectors' own texts, receipts and signatures,
 laid out as each target reads its input (see the target's doc comment), so
-the fuzzer starts from inputs that reach deep into every parser. Files the
-fuzzer found and kept in corpus/ are left alone.
+the fuzzer starts from inputs that reach deep into every parser, plus the
+inputs in regressions/TARGET/ that once crashed it. Files the fuzzer found
+and kept in corpus/ are left alone.
 """
 
 import hashlib
@@ -76,6 +77,11 @@ def main():
         for key, doc in zip(("id", "path"), exp["documents"]):
             seed("record", record(key, case["name"], doc, k, n))
         seed("record", record("id", i, exp["documents"][1], k, n))
+
+    # Inputs that once crashed a target (each also a unit test in its
+    # crate) stay in its corpus.
+    for crash in (ROOT / "fuzz" / "regressions").glob("*/*"):
+        seed(crash.parent.name, crash.read_bytes())
 
     count = sum(1 for _ in OUT.rglob("seed-*"))
     print(f"fuzz/seeds.py: {count} seeds in {OUT}")

@@ -80,7 +80,8 @@ pub struct InputArgs {
     /// Decode invalid UTF-8 by replacement (U+FFFD, as WHATWG does) instead of failing.
     #[arg(long)]
     pub lossy: bool,
-    /// Refuse inputs larger than this many bytes (accepts K, M, G suffixes).
+    /// Refuse inputs larger than this many bytes, and JSONL lines longer
+    /// (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
     pub max_size: u64,
 }

@@ -1,5 +1,6 @@
 //! JSONL documents: `{"id": ..., "text": ...}` lines, read in bounded batches.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{BufRead, Read};
 
@@ -15,10 +16,21 @@ pub struct Line {
 }
 
 /// A parsed document: its id exactly as written (a JSON string or
-/// integer, passed through unchanged) and its text.
-pub struct Doc {
+/// integer, passed through unchanged) and its text, borrowed from the line
+/// when it has no escapes (a line can be most of a gigabyte: one copy
+/// fewer).
+pub struct Doc<'l> {
     pub id: String,
-    pub text: String,
+    pub text: Cow<'l, str>,
+}
+
+impl Doc<'_> {
+    pub fn into_owned(self) -> Doc<'static> {
+        Doc {
+            id: self.id,
+            text: Cow::Owned(self.text.into_owned()),
+        }
+    }
 }
 
 /// Which fields hold the id and the text.
@@ -33,17 +45,25 @@ pub struct Fields<'a> {
 impl Fields<'_> {
     /// Parses one line, in a single pass: the id is kept as raw JSON, other
     /// fields are skipped without being built.
-    pub fn parse(self, line: &Line) -> Result<Doc> {
+    pub fn parse(self, line: &Line) -> Result<Doc<'_>> {
         let n = line.number;
-        let text = match std::str::from_utf8(&line.bytes) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) if self.lossy => String::from_utf8_lossy(&line.bytes),
+        match std::str::from_utf8(&line.bytes) {
+            Ok(text) => self.parse_str(text, line),
+            Err(_) if self.lossy => {
+                let text = String::from_utf8_lossy(&line.bytes).into_owned();
+                self.parse_str(&text, line).map(Doc::into_owned)
+            }
             Err(e) => bail!(
                 "line {n}: invalid UTF-8 at byte {} of the line; pass --lossy to replace invalid sequences",
                 e.valid_up_to()
             ),
-        };
-        let mut de = serde_json::Deserializer::from_str(&text);
+        }
+    }
+
+    /// [`Fields::parse`] of the line's bytes as `text`.
+    fn parse_str<'s>(self, text: &'s str, line: &Line) -> Result<Doc<'s>> {
+        let n = line.number;
+        let mut de = serde_json::Deserializer::from_str(text);
         let doc = self.deserialize(&mut de).and_then(|d| de.end().map(|()| d));
         match doc {
             Ok((Some(id), Some(text))) => Ok(Doc { id, text }),
@@ -51,7 +71,7 @@ impl Fields<'_> {
             Ok((_, None)) => bail!("line {n}: missing field '{}'", self.text),
             // Only the last line of a file can lack its newline; when its
             // JSON stops in the middle too, the file was most likely cut.
-            Err(e) if !line.bytes.ends_with(b"\n") && is_cut_short(&text) => bail!(
+            Err(e) if !line.bytes.ends_with(b"\n") && is_cut_short(text) => bail!(
                 "line {n}: the last line ends without a newline, in the middle of its JSON (is the file truncated?): {e}"
             ),
             Err(e) => bail!("line {n}: {e}"),
@@ -60,7 +80,7 @@ impl Fields<'_> {
 }
 
 impl<'de> DeserializeSeed<'de> for Fields<'_> {
-    type Value = (Option<String>, Option<String>);
+    type Value = (Option<String>, Option<Cow<'de, str>>);
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
@@ -68,7 +88,7 @@ impl<'de> DeserializeSeed<'de> for Fields<'_> {
 }
 
 impl<'de> Visitor<'de> for Fields<'_> {
-    type Value = (Option<String>, Option<String>);
+    type Value = (Option<String>, Option<Cow<'de, str>>);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "a JSON object with '{}' and '{}'", self.id, self.text)
@@ -103,14 +123,50 @@ impl<'de> Visitor<'de> for Fields<'_> {
                 if text.is_some() {
                     return Err(de::Error::custom(format!("duplicate field '{key}'")));
                 }
-                text = Some(map.next_value::<String>().map_err(|e| {
-                    de::Error::custom(format!("field '{key}' must be a string ({e})"))
-                })?);
+                text = Some(
+                    map.next_value::<Text<'de>>()
+                        .map_err(|e| {
+                            de::Error::custom(format!("field '{key}' must be a string ({e})"))
+                        })?
+                        .0,
+                );
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
         }
         Ok((id, text))
+    }
+}
+
+/// A JSON string, borrowed when it has no escapes. (Serde's own
+/// `Cow<str>` always copies.)
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v)))
     }
 }
 
@@ -249,26 +305,42 @@ pub fn pipeline<T: Send>(
 mod tests {
     use super::*;
 
-    fn parse(s: &str) -> Result<Doc> {
+    fn parse(s: &str) -> Result<Doc<'static>> {
         let fields = Fields {
             id: "id",
             text: "text",
             lossy: false,
         };
-        fields.parse(&Line {
-            number: 7,
-            bytes: s.as_bytes().to_vec(),
-        })
+        fields
+            .parse(&Line {
+                number: 7,
+                bytes: s.as_bytes().to_vec(),
+            })
+            .map(Doc::into_owned)
     }
 
     #[test]
     fn ids_pass_through_unchanged() {
         let d = parse(r#"{"text":"a\nb","id":12345678901234567890123,"x":[1,{"y":2}]}"#).unwrap();
         assert_eq!(
-            (d.id.as_str(), d.text.as_str()),
+            (d.id.as_str(), &*d.text),
             ("12345678901234567890123", "a\nb")
         );
         assert_eq!(parse(r#"{"id":"x\"y","text":""}"#).unwrap().id, r#""x\"y""#);
+        // A text without escapes is borrowed from the line, not copied.
+        let line = Line {
+            number: 1,
+            bytes: br#"{"id":1,"text":"plain"}"#.to_vec(),
+        };
+        let fields = Fields {
+            id: "id",
+            text: "text",
+            lossy: false,
+        };
+        assert!(matches!(
+            fields.parse(&line).unwrap().text,
+            Cow::Borrowed("plain")
+        ));
     }
 
     #[test]
@@ -333,10 +405,12 @@ mod tests {
             lossy: false,
         };
         let whole = |s: &str| {
-            fields.parse(&Line {
-                number: 2,
-                bytes: s.as_bytes().to_vec(),
-            })
+            fields
+                .parse(&Line {
+                    number: 2,
+                    bytes: s.as_bytes().to_vec(),
+                })
+                .map(Doc::into_owned)
         };
         for line in [
             "{\"id\":1,\"text\":\"a\"} x\n",

@@ -3,7 +3,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -287,8 +287,11 @@ impl<'a> Loader<'a> {
         } else {
             Kind::Documents
         };
-        let reader: Box<dyn BufRead + Send> =
-            Box::new(BufReader::new(Cursor::new(head).chain(reader)));
+        let reader: Box<dyn BufRead + Send> = Box::new(BufReader::new(Replay {
+            head,
+            at: 0,
+            rest: reader,
+        }));
 
         let fields = Fields {
             id: &self.args.id_field,
@@ -323,6 +326,30 @@ impl<'a> Loader<'a> {
         )?;
         bar.finish_and_clear();
         Ok((kind, source.format, Vec::new()))
+    }
+}
+
+/// The sniffed head of an input, then the rest of it. Unlike a `Cursor`
+/// chained in front, it frees the head once it is read: a first line of a
+/// gigabyte is not held twice while the documents are signed.
+struct Replay<R> {
+    head: Vec<u8>,
+    at: usize,
+    rest: R,
+}
+
+impl<R: Read> Read for Replay<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at < self.head.len() {
+            let n = (&self.head[self.at..]).read(buf)?;
+            self.at += n;
+            if self.at == self.head.len() {
+                self.head = Vec::new();
+                self.at = 0;
+            }
+            return Ok(n);
+        }
+        self.rest.read(buf)
     }
 }
 
@@ -374,6 +401,22 @@ mod tests {
             number: 3,
             bytes: s.as_bytes().to_vec(),
         }
+    }
+
+    #[test]
+    fn the_head_is_replayed_then_freed() {
+        let mut r = Replay {
+            head: b"abc".to_vec(),
+            at: 0,
+            rest: &b"def"[..],
+        };
+        let mut two = [0u8; 2];
+        assert_eq!(r.read(&mut two).unwrap(), 2);
+        assert_eq!(&two, b"ab");
+        let mut rest = Vec::new();
+        r.read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, b"cdef");
+        assert_eq!(r.head.capacity(), 0);
     }
 
     #[test]
