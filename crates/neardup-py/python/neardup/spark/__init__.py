@@ -53,7 +53,7 @@ from pyspark.sql import types as T
 
 from .. import _neardup
 
-__all__ = ["ScanFrames", "read", "scan", "session"]
+__all__ = ["BLOCK_SIZE", "ScanFrames", "read", "scan", "scan_files", "session"]
 
 #: Documents of one bucket handled by one unit of work at most: a bucket of
 #: ``m`` documents gives ``m²/2`` candidates, so a larger one is cut into
@@ -894,8 +894,8 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=5, n=128
     """Signs JSONL and Parquet corpora (paths or any URI Spark reads; a
     directory gives its corpus files in path order), numbering documents as
     ``neardup scan`` does: ``against`` first, then ``inputs``, each file in
-    line (row) order; blank lines are skipped. Returns the signed documents
-    for :func:`scan_signed`."""
+    line (row) order; blank lines are skipped. Returns the signed
+    documents, one row each, that :func:`scan_files` scans."""
     frames = []
     index = 0
     for src, paths in ((0, against), (1, inputs)):
