@@ -39,6 +39,7 @@ Command line (``python -m neardup.spark --help``)::
 """
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -52,7 +53,7 @@ from pyspark.sql import types as T
 
 from .. import _neardup
 
-__all__ = ["ScanFrames", "read", "scan", "session"]
+__all__ = ["BLOCK_SIZE", "ScanFrames", "read", "scan", "scan_files", "session"]
 
 #: Documents of one bucket handled by one unit of work at most: a bucket of
 #: ``m`` documents gives ``m²/2`` candidates, so a larger one is cut into
@@ -666,34 +667,44 @@ class ScanFrames:
                     if chunk:
                         yield _neardup.list_lines(chunk)
                 jobs.append((path, list_text))
-        for path, text in jobs:
-            _write_atomically(path, text())
+        _write_atomically(jobs)
 
 
-def _write_atomically(path, pieces):
-    path = os.fspath(path)
-    if path == "-":
-        out = sys.stdout
-        for p in pieces:
-            out.write(p)
-        out.flush()
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=folder)
+def _write_atomically(jobs):
+    """Writes each ``(path, pieces)`` to a temporary beside its path, then
+    renames them all into place once every one is complete, as ``neardup
+    scan`` does: a failed write leaves no output, not even a part of the
+    set. ``-`` is standard output."""
+    if sum(os.fspath(p) == "-" for p, _ in jobs) > 1:
+        raise ValueError("only one output can go to standard output ('-')")
+    temps = {}
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            for p in pieces:
+        for path, _ in jobs:
+            path = os.fspath(path)
+            if path != "-":
+                folder = os.path.dirname(os.path.abspath(path))
+                fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
+                                           suffix=".tmp", dir=folder)
+                temps[path] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
+        for path, text in jobs:
+            path = os.fspath(path)
+            f = sys.stdout if path == "-" else temps[path][0]
+            for p in text():
                 f.write(p)
             f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            if f is not sys.stdout:
+                os.fsync(f.fileno())
+                f.close()
+        for path, (_, tmp) in temps.items():
+            os.replace(tmp, path)
+        temps = {}
+    finally:
+        for f, tmp in temps.values():
+            f.close()
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 # ------------------------------------------------------------ the driver
@@ -883,8 +894,8 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=5, n=128
     """Signs JSONL and Parquet corpora (paths or any URI Spark reads; a
     directory gives its corpus files in path order), numbering documents as
     ``neardup scan`` does: ``against`` first, then ``inputs``, each file in
-    line (row) order; blank lines are skipped. Returns the signed documents
-    for :func:`scan_signed`."""
+    line (row) order; blank lines are skipped. Returns the signed
+    documents, one row each, that :func:`scan_files` scans."""
     frames = []
     index = 0
     for src, paths in ((0, against), (1, inputs)):
@@ -912,14 +923,35 @@ def scan_files(spark, inputs, against=(), id_field="id", text_field="text", thre
     return out
 
 
+def _local_cores(master):
+    """The cores of a ``local[N]``, ``local[*]`` or ``local-cluster[W,C,M]``
+    master, None for any other."""
+    if not master:
+        return None
+    m = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\d+)?\])?", master)
+    if m:
+        return (os.cpu_count() or 1) if m.group(1) in (None, "*") else int(m.group(1))
+    m = re.fullmatch(r"local-cluster\[(\d+),\s*(\d+),\s*\d+\]", master)
+    if m:
+        return int(m.group(1)) * int(m.group(2))
+    return None
+
+
 def session(master=None, app="neardup", **conf):
     """A Spark session as the tests and the command line use it: the UI
     off, executors running this interpreter (so they import this very
     ``neardup``: the package must be installed where they run),
-    ``SPARK_LOCAL_IP`` 127.0.0.1 unless set. ``master`` None keeps
-    spark-submit's (else Spark's default, ``local[*]``)."""
+    ``SPARK_LOCAL_IP`` 127.0.0.1 unless set, and on a local master
+    ``spark.sql.shuffle.partitions`` twice its cores unless given.
+    ``master`` None keeps spark-submit's (else Spark's default,
+    ``local[*]``)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    cores = _local_cores(master)
+    if cores and "spark.sql.shuffle.partitions" not in conf:
+        # Spark's default of 200 suits a cluster; on one machine it is 200
+        # tiny tasks a stage.
+        conf["spark.sql.shuffle.partitions"] = str(2 * cores)
     b = SparkSession.builder
     if master:
         b = b.master(master)

@@ -8,6 +8,7 @@ output files byte for byte.
 Exit status: 0 success, 2 any error (one line on stderr).
 """
 import argparse
+import os
 import re
 import sys
 import time
@@ -79,6 +80,13 @@ def main(argv=None):
             conf[key] = value
         if (args.bands is None) != (args.rows is None):
             raise ValueError("--bands and --rows go together: give both or neither")
+        # An output that cannot be written fails now, not after the scan.
+        for out in (args.pairs, args.clusters, args.keep_list, args.drop_list):
+            if out and out != "-":
+                folder = os.path.dirname(os.path.abspath(out))
+                if not os.access(folder, os.W_OK):
+                    raise ValueError("writing '%s': the directory '%s' is not writable"
+                                     % (out, folder))
         spark = session(args.master, **conf)
         if args.checkpoint_dir:
             spark.sparkContext.setCheckpointDir(args.checkpoint_dir)
