@@ -5,7 +5,7 @@
 # Debian's headless Chromium.
 #
 # Env: CARGO_TARGET_DIR (default <repo>/target), NEARDUP_BIN (a built
-# `neardup` for the native-equality test; built here when unset).
+# `neardup` for the native-equality tests; built here, release, when unset).
 set -euo pipefail
 crate="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$crate/../.." && pwd)"
@@ -31,9 +31,9 @@ step "build dist/neardup.html"
 ./build.sh
 
 if [ -z "${NEARDUP_BIN:-}" ]; then
-  step "native CLI for the equality test"
-  (cd "$root" && cargo build --quiet -p neardup-cli)
-  export NEARDUP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/neardup"
+  step "native CLI for the equality tests"
+  (cd "$root" && cargo build --quiet --release -p neardup-cli)
+  export NEARDUP_BIN="${CARGO_TARGET_DIR:-$root/target}/release/neardup"
 fi
 
 step "browser tests (Chromium $(chromium --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1))"

@@ -24,6 +24,11 @@ use crate::workers::Workers;
 #[derive(Clone, Copy)]
 pub struct ThresholdArg(Threshold);
 
+impl ThresholdArg {
+    /// `0.75`, the NEAR-DUPLICATE line.
+    pub const DEFAULT: ThresholdArg = ThresholdArg(Threshold::NEAR_DUPLICATE);
+}
+
 impl<'a, 'py> FromPyObject<'a, 'py> for ThresholdArg {
     type Error = PyErr;
 
@@ -303,7 +308,7 @@ type ScanState = (
 #[pyo3(signature = (
     ids,
     texts,
-    threshold = ThresholdArg(Threshold::NEAR_DUPLICATE),
+    threshold = ThresholdArg::DEFAULT,
     k = Int::new(5),
     n = Int::new(128),
     against = None,
@@ -324,19 +329,8 @@ pub fn scan(
     rows: Option<Int>,
     threads: Option<Int>,
 ) -> PyResult<ScanResult> {
-    let params = params(&k, &n)?;
-    let plan = match (bands, rows) {
-        (None, None) => Plan::new(params, threshold.0),
-        (Some(b), Some(r)) => {
-            let (b, r) = (b.value("bands")?, r.value("rows")?);
-            Plan::with_banding(params, threshold.0, b, r).map_err(to_py)?
-        }
-        _ => {
-            return Err(PyValueError::new_err(
-                "bands and rows go together: give both or neither",
-            ))
-        }
-    };
+    let plan = plan(threshold, &k, &n, bands, rows)?;
+    let params = plan.params();
     let workers = Workers::new(threads.as_ref())?;
 
     let mut all_ids: Vec<Bound<'_, PyAny>> = Vec::new();
@@ -397,6 +391,28 @@ pub fn scan(
         dropped: outcome.dropped,
         cache: std::array::from_fn(|_| PyOnceLock::new()),
     })
+}
+
+/// The plan of a scan's arguments, checked as `neardup scan` checks its
+/// options: `bands` and `rows` together or not at all.
+pub fn plan(
+    threshold: ThresholdArg,
+    k: &Int,
+    n: &Int,
+    bands: Option<Int>,
+    rows: Option<Int>,
+) -> PyResult<Plan> {
+    let params = params(k, n)?;
+    match (bands, rows) {
+        (None, None) => Ok(Plan::new(params, threshold.0)),
+        (Some(b), Some(r)) => {
+            let (b, r) = (b.value("bands")?, r.value("rows")?);
+            Plan::with_banding(params, threshold.0, b, r).map_err(to_py)
+        }
+        _ => Err(PyValueError::new_err(
+            "bands and rows go together: give both or neither",
+        )),
+    }
 }
 
 /// The documents of a scan as they are read, `against` first.

@@ -56,7 +56,7 @@ pub(crate) fn failure(field: &str, error: &str) -> Value {
 }
 
 /// Reads `K` and `N` as typed; the core's own messages refuse bad ranges.
-fn params(k: &str, n: &str) -> Result<Params, (&'static str, String)> {
+pub(crate) fn params(k: &str, n: &str) -> Result<Params, (&'static str, String)> {
     let k = whole(k, "shingle size k", "k")?;
     let n = whole(n, "permutation count n", "n")?;
     Params::new(k, n).map_err(|e| match e {

@@ -4,7 +4,8 @@
 //! Protocol: JS asks [`nd_alloc`] for a buffer per input (a small JSON
 //! request, then text A, then text B), copies the bytes in, and hands the
 //! buffers to [`nd_compare`], [`nd_verify`] or [`nd_explain`], which take ownership and free
-//! them. Each export returns the length of its JSON answer, which stays in
+//! them. [`nd_collection`] takes the request and one buffer holding every
+//! document, one after another. Each export returns the length of its JSON answer, which stays in
 //! a module-owned buffer at [`nd_out`] until the next call.
 
 #![allow(unsafe_code)]
@@ -15,12 +16,16 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::compare::failure;
-use crate::{compare, explain, verify, Stage};
+use crate::{collection, compare, explain, verify, CollectionStage, Stage};
 
 #[link(wasm_import_module = "neardup")]
 extern "C" {
     /// Tells the page that a [`Stage`] (by its code) is starting.
     fn progress(stage: u32);
+    /// Tells the page how far a [`CollectionStage`] (by its code) is:
+    /// `done` of `total`, in the stage's unit. Doubles, so that a count of
+    /// bytes past 4 GiB still fits.
+    fn progress_count(stage: u32, done: f64, total: f64);
 }
 
 thread_local! {
@@ -32,6 +37,12 @@ fn report(stage: Stage) {
     // SAFETY: `progress` is a JS function taking one i32 and touching no
     // wasm memory; any u32 is a valid argument.
     unsafe { progress(stage.code()) }
+}
+
+fn report_count(stage: CollectionStage, done: u64, total: u64) {
+    // SAFETY: `progress_count` is a JS function taking an i32 and two
+    // doubles and touching no wasm memory; any values are valid.
+    unsafe { progress_count(stage.code(), done as f64, total as f64) }
 }
 
 fn answer(value: &Value) -> usize {
@@ -158,6 +169,26 @@ pub unsafe extern "C" fn nd_explain(
 ) -> usize {
     // SAFETY: the caller's contract, passed on.
     unsafe { run(req, req_len, a, a_len, b, b_len, explain) }
+}
+
+/// Scans a collection; the request is a [`crate::CollectionRequest`] as
+/// JSON and `data` every document's bytes, in the order of its `ids`.
+///
+/// # Safety
+/// As for [`nd_compare`].
+#[no_mangle]
+pub unsafe extern "C" fn nd_collection(
+    req: *mut u8,
+    req_len: usize,
+    data: *mut u8,
+    data_len: usize,
+) -> usize {
+    // SAFETY: the caller hands over two distinct live buffers from `nd_alloc`.
+    let (req, data) = unsafe { (take(req, req_len), take(data, data_len)) };
+    answer(&match request(&req) {
+        Ok(r) => collection(&data, &r, &mut report_count),
+        Err(e) => e,
+    })
 }
 
 /// SHA-256 of a buffer, as 64 hex digits: the page's fallback for showing

@@ -2,7 +2,8 @@
 //!
 //! A thin adapter: it turns bytes and a small JSON request from the page into
 //! calls to the [`neardup`] core, and the core's answers into JSON for the
-//! page to show. Nothing here decides anything the core decides; the page's
+//! page to show. [`collection`] does for a set of documents what `neardup
+//! scan` does for a directory. Nothing here decides anything the core decides; the page's
 //! receipts are the core's receipts.
 //!
 //! The safe functions below are what the native tests exercise; the
@@ -19,6 +20,7 @@
 
 #![deny(unsafe_code)]
 
+mod collection;
 mod compare;
 mod decode;
 mod explain;
@@ -27,8 +29,9 @@ mod ffi;
 mod stage;
 mod verify;
 
+pub use collection::{collection, CollectionRequest, DEFAULT_MAP_LIMIT};
 pub use compare::{compare, CompareRequest};
 pub use decode::decode;
 pub use explain::{explain, ExplainRequest, DEFAULT_MAX_PASSAGES};
-pub use stage::Stage;
+pub use stage::{CollectionStage, Stage};
 pub use verify::{verify, VerifyRequest};

@@ -1,4 +1,5 @@
-//! The steps of a comparison, reported to the page as progress.
+//! The steps of the page's work, reported to it as progress: a comparison's
+//! ([`Stage`]) and a collection's ([`CollectionStage`]).
 
 /// One step of comparing two documents. Document indices are 0 for A and 1
 /// for B.
@@ -43,5 +44,36 @@ impl Stage {
             Stage::Explain => return 9,
         };
         4 * u32::from(doc != 0) + step
+    }
+}
+
+/// One step of scanning a collection. Each comes with how far it is
+/// (`done` of `total`, in the step's own unit), so the page can draw a bar
+/// that moves within a step as well as between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectionStage {
+    /// Decoding, normalizing, shingling and signing the documents; counted
+    /// in bytes.
+    Sign,
+    /// The core's scan at the chosen threshold; counted once.
+    Scan,
+    /// Each reported pair's receipt and exact Jaccard; counted in pairs.
+    Pairs,
+    /// The second scan, at 0.75, for the clusters; counted once.
+    Clusters,
+    /// The heat map's slot-match counts; counted in documents.
+    Map,
+}
+
+impl CollectionStage {
+    /// The number the page's JS glue receives, 0 to 4 in the order above.
+    ///
+    /// ```
+    /// use neardup_web::CollectionStage;
+    /// assert_eq!(CollectionStage::Sign.code(), 0);
+    /// assert_eq!(CollectionStage::Map.code(), 4);
+    /// ```
+    pub fn code(self) -> u32 {
+        self as u32
     }
 }

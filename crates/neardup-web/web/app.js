@@ -81,14 +81,16 @@
     }
   }
 
-  async function setFile(key, file) {
+  /** Makes `file` document `key`; `label` names it (a collection id), else its file name. */
+  async function setFile(key, file, label) {
     const d = docs[key];
     d.file = file;
+    d.label = file ? label || file.name : null;
     const area = $(`text-${key}`);
     $(`chip-${key}`).hidden = !file;
     $(`doc-${key}`).classList.toggle('has-file', !!file);
     if (file) {
-      $(`chip-name-${key}`).textContent = file.name;
+      $(`chip-name-${key}`).textContent = d.label;
       $(`chip-size-${key}`).textContent = fmtBytes(file.size);
       d.savedText = area.value;
       area.readOnly = true;
@@ -108,10 +110,14 @@
     const area = $(`text-${key}`);
     const input = $(`file-${key}`);
     const card = $(`doc-${key}`);
-    area.addEventListener('input', () => updateCount(key));
+    area.addEventListener('input', () => {
+      updateCount(key);
+      forgetPair();
+    });
     $(`open-${key}`).addEventListener('click', () => input.click());
-    input.addEventListener('change', () => input.files[0] && setFile(key, input.files[0]));
+    input.addEventListener('change', () => input.files[0] && (forgetPair(), setFile(key, input.files[0])));
     $(`clear-${key}`).addEventListener('click', () => {
+      forgetPair();
       setFile(key, null);
       area.focus();
     });
@@ -126,7 +132,7 @@
       e.preventDefault();
       card.classList.remove('drop');
       const f = e.dataTransfer.files[0];
-      if (f) setFile(key, f);
+      if (f) forgetPair(), setFile(key, f);
     });
   }
   // A file dropped anywhere else must not navigate away from the page.
@@ -136,7 +142,7 @@
   function documents() {
     return ['a', 'b'].map((key) => (docs[key].file ? { file: docs[key].file } : { text: $(`text-${key}`).value }));
   }
-  const names = () => ['a', 'b'].map((key) => (docs[key].file ? `'${docs[key].file.name}' (document ${key.toUpperCase()})` : `document ${key.toUpperCase()}`));
+  const names = () => ['a', 'b'].map((key) => (docs[key].file ? `'${docs[key].label}' (document ${key.toUpperCase()})` : `document ${key.toUpperCase()}`));
 
   // ---- Tabs (WAI-ARIA tabs pattern: arrows move, Home/End jump). ----
   const tabs = Array.from(document.querySelectorAll('[role=tab]'));
@@ -148,6 +154,8 @@
       $(t.getAttribute('aria-controls')).hidden = !on;
     }
     if (focus) tab.focus();
+    // A hidden panel has no width: the heat map is drawn when it shows.
+    if (tab.id === 'tab-collection') drawMap();
   }
   for (const tab of tabs) {
     tab.addEventListener('click', () => selectTab(tab, false));
@@ -163,16 +171,16 @@
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       const active = tabs.find((t) => t.getAttribute('aria-selected') === 'true');
-      $({ 'tab-verify': 'verify', 'tab-evidence': 'explain' }[active.id] || 'compare').click();
+      $({ 'tab-verify': 'verify', 'tab-evidence': 'explain', 'tab-collection': 'collection-run' }[active.id] || 'compare').click();
     }
   });
 
   // ---- Running a job with progress. ----
-  async function runJob(kind, msg) {
+  async function runJob(kind, msg, buttonId = kind) {
     const box = $(`${kind}-progress`);
     const bar = box.querySelector('progress');
     const text = $(`${kind}-progress-label`);
-    const button = $(kind);
+    const button = $(buttonId);
     button.disabled = true;
     const started = performance.now();
     // Only show the bar for jobs that take a noticeable time.
@@ -195,6 +203,7 @@
   $('compare-cancel').addEventListener('click', cancelAll);
   $('verify-cancel').addEventListener('click', cancelAll);
   $('explain-cancel').addEventListener('click', cancelAll);
+  $('collection-cancel').addEventListener('click', cancelAll);
 
   // ---- Compare. ----
   const VERDICT_WHY = {
@@ -300,17 +309,20 @@
     flash(button, 'Copied ✓');
   });
 
-  $('download-receipt').addEventListener('click', () => {
-    // Exactly the canonical bytes, so that sha256sum of the file is the receipt hash.
-    const url = URL.createObjectURL(new Blob([$('receipt').textContent], { type: 'application/json' }));
+  /** Saves `text` as a file named `name`, exactly these bytes (UTF-8). */
+  function saveText(name, text, type) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
     const a = document.createElement('a');
     a.href = url;
-    a.download = `receipt-${$('receipt-sha256').textContent.slice(0, 12)}.json`;
+    a.download = name;
     document.body.append(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
-  });
+  }
+
+  // Exactly the canonical bytes, so that sha256sum of the file is the receipt hash.
+  $('download-receipt').addEventListener('click', () => saveText(`receipt-${$('receipt-sha256').textContent.slice(0, 12)}.json`, $('receipt').textContent, 'application/json'));
 
   $('use-receipt').addEventListener('click', () => {
     if (!lastReceipt) return;
@@ -616,4 +628,440 @@
     showEvidence(r);
     view.dataset.state = 'done';
   });
+
+  // ---- Collection: every pair of many documents, as `neardup scan` finds them. ----
+  // Ids are the files' paths as the command line prints them (see the rule
+  // under the form); the engine numbers and sorts the documents itself.
+  const MAX_ROWS = 1000;
+  const MAP_LIMIT = 200;
+  const collection = { files: [], result: null };
+  let fromPair = null;
+
+  /** The Evidence banner belongs to the pair it came from; new documents end it. */
+  function forgetPair() {
+    fromPair = null;
+    $('evidence-from').hidden = true;
+  }
+
+  function chooseFiles(list) {
+    collection.files = list;
+    const bytes = list.reduce((sum, f) => sum + f.file.size, 0);
+    const first = list.slice(0, 3).map((f) => f.id).join(', ');
+    $('collection-chosen').textContent = list.length
+      ? `${fmtInt(list.length)} document${list.length === 1 ? '' : 's'}, ${fmtBytes(bytes)}: ${first}${list.length > 3 ? ', …' : ''}`
+      : 'No documents chosen. Every pair of them is checked, on this device.';
+    $('collection-clear').hidden = !list.length;
+  }
+
+  /** A file of a folder is `FOLDER/sub/name`; a loose file is `./name` (see the rule on the page). */
+  const looseId = (file) => `./${file.name}`;
+
+  $('collection-open').addEventListener('click', () => $('collection-files').click());
+  $('collection-open-folder').addEventListener('click', () => $('collection-folder').click());
+  $('collection-clear').addEventListener('click', () => chooseFiles([]));
+  $('collection-files').addEventListener('change', (e) => {
+    chooseFiles(Array.from(e.target.files, (file) => ({ id: looseId(file), file })));
+    e.target.value = '';
+  });
+  $('collection-folder').addEventListener('change', (e) => {
+    chooseFiles(Array.from(e.target.files, (file) => ({ id: file.webkitRelativePath || looseId(file), file })));
+    e.target.value = '';
+  });
+
+  /** Every file under a dropped entry; a dropped folder's files are named by their path from it. */
+  async function walkEntry(entry, out, top) {
+    if (entry.isFile) {
+      const file = await new Promise((ok, fail) => entry.file(ok, fail));
+      out.push({ id: top ? looseId(file) : entry.fullPath.replace(/^\//, ''), file });
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((ok, fail) => reader.readEntries(ok, fail));
+        if (!batch.length) break;
+        for (const e of batch) await walkEntry(e, out, false);
+      }
+    }
+  }
+
+  const zone = $('collection-drop');
+  zone.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('drop');
+  });
+  zone.addEventListener('dragleave', (e) => {
+    if (!zone.contains(e.relatedTarget)) zone.classList.remove('drop');
+  });
+  zone.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    zone.classList.remove('drop');
+    // Entries and files must be taken while the event lasts.
+    const items = Array.from(e.dataTransfer.items || []).filter((i) => i.kind === 'file');
+    const entries = items.map((i) => (i.webkitGetAsEntry ? i.webkitGetAsEntry() : null));
+    const files = Array.from(e.dataTransfer.files);
+    showError('collection-error', '');
+    if (!entries.some((entry) => entry && entry.isDirectory)) {
+      chooseFiles(files.map((file) => ({ id: looseId(file), file })));
+      return;
+    }
+    const out = [];
+    try {
+      for (const entry of entries) await walkEntry(entry, out, true);
+    } catch {
+      // Chromium refuses to read a dropped folder into a page opened from
+      // file:// (its origin is opaque); the folder picker has no such limit.
+      showError('collection-error', 'This browser does not let a page opened from a file read a dropped folder. Use “Choose a folder…” instead (the same ids), or drop the files themselves.');
+      return;
+    }
+    chooseFiles(out);
+  });
+
+  function collectionFieldError(field, message) {
+    for (const f of ['k', 'n', 'threshold']) {
+      const on = f === field;
+      $(`collection-${f}`).setAttribute('aria-invalid', String(on));
+      $(`collection-${f}-error`).textContent = on ? message : '';
+    }
+  }
+
+  $('collection-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    collectionFieldError(null, '');
+    showError('collection-error', '');
+    const view = $('collection-result');
+    const files = collection.files;
+    if (!files.length) {
+      view.dataset.state = 'error';
+      showError('collection-error', 'Choose files or a folder first, or drop them on the box above.');
+      return;
+    }
+    view.dataset.state = 'running';
+    const raw = (id) => ($(id).validity.badInput ? 'not a number' : $(id).value);
+    let job;
+    try {
+      job = await runJob('collection', {
+        op: 'collection',
+        files,
+        request: {
+          k: raw('collection-k'),
+          n: raw('collection-n'),
+          threshold: $('collection-threshold').value,
+          lossy: $('lossy').checked,
+          map_limit: MAP_LIMIT,
+        },
+      }, 'collection-run');
+    } catch (err) {
+      const cancelled = err.message === 'cancelled';
+      view.dataset.state = cancelled ? 'cancelled' : 'error';
+      view.hidden = true;
+      showError('collection-error', cancelled ? 'Cancelled. Nothing was kept; run it again when you like.' : `Could not check the collection: ${err.message}`);
+      return;
+    }
+    const r = job.result;
+    if (!r.ok) {
+      view.dataset.state = 'error';
+      view.hidden = true;
+      if (['k', 'n', 'threshold'].includes(r.field)) {
+        collectionFieldError(r.field, r.error);
+        $(`collection-${r.field}`).focus();
+      } else showError('collection-error', r.error);
+      return;
+    }
+    r.ms = job.ms;
+    r.files = new Map(files.map((f) => [f.id, f.file]));
+    r.bytes = files.reduce((sum, f) => sum + f.file.size, 0);
+    collection.result = r;
+    view.hidden = false;
+    showCollection(r);
+    view.dataset.state = 'done';
+  });
+
+  const verdictBadge = (verdict) => {
+    const b = document.createElement('span');
+    b.className = 'badge';
+    b.dataset.verdict = verdict;
+    b.textContent = verdict;
+    return b;
+  };
+  const codeCell = (row, text, title) => {
+    const td = row.insertCell();
+    const code = document.createElement('code');
+    code.textContent = text;
+    if (title) code.title = title;
+    td.append(code);
+    return td;
+  };
+
+  function showCollection(r) {
+    const docs = r.documents;
+    const n = docs.length;
+    $('collection-docs').textContent = fmtInt(n);
+    $('collection-docs-sub').textContent = `${fmtBytes(r.bytes)}${r.skipped.length ? ` · ${fmtInt(r.skipped.length)} skipped` : ''} · k = ${r.k}, n = ${r.n}`;
+    $('collection-pair-count').textContent = fmtInt(r.pairs.length);
+    $('collection-pair-sub').textContent = `at or above ${r.threshold}`;
+    const inClusters = r.clusters.reduce((sum, g) => sum + g.length, 0);
+    $('collection-cluster-count').textContent = fmtInt(r.clusters.length);
+    $('collection-cluster-sub').textContent = r.clusters.length ? `${fmtInt(inClusters)} documents, ${fmtInt(inClusters - r.clusters.length)} to drop` : 'no near-duplicates';
+    $('collection-elapsed').textContent = r.ms < 1000 ? `${r.ms.toFixed(0)} ms` : `${(r.ms / 1000).toFixed(2)} s`;
+    $('collection-lsh').textContent = `${r.bands} bands × ${r.rows} rows; a pair at ${r.threshold} is missed with probability ${(100 * r.miss_probability).toFixed(2)}%`;
+
+    const notes = [];
+    if (r.skipped.length) {
+      const list = r.skipped.slice(0, 5).map((s) => `${s.id} (${s.error})`).join('; ');
+      notes.push(`Skipped ${fmtInt(r.skipped.length)} file${r.skipped.length === 1 ? '' : 's'} that ${r.skipped.length === 1 ? 'is' : 'are'} not valid UTF-8, as neardup scan does: ${list}${r.skipped.length > 5 ? '; …' : ''}. Tick “Replace invalid UTF-8” to read them lossily, as --lossy does.`);
+    }
+    if (r.pairs.length > MAX_ROWS) notes.push(`The table shows the ${fmtInt(MAX_ROWS)} most similar of ${fmtInt(r.pairs.length)} pairs, to keep the page responsive; the downloads hold every pair.`);
+    $('collection-note').textContent = notes.join(' ');
+    $('collection-note').hidden = !notes.length;
+
+    // Most similar first; a pair without a signature (two identical texts
+    // shorter than k) is IDENTICAL and goes first; ties keep input order.
+    const rank = (p) => (p.matches === null ? r.n + 1 : p.matches);
+    const order = r.pairs.map((_, i) => i).sort((x, y) => rank(r.pairs[y]) - rank(r.pairs[x]) || x - y);
+    const body = $('collection-pairs').tBodies[0];
+    const frag = document.createDocumentFragment();
+    for (const i of order.slice(0, MAX_ROWS)) {
+      const p = r.pairs[i];
+      const row = document.createElement('tr');
+      row.className = 'pair-row';
+      row.tabIndex = 0;
+      row.dataset.pair = String(i);
+      row.dataset.a = docs[p.a].id;
+      row.dataset.b = docs[p.b].id;
+      row.dataset.matches = String(p.matches);
+      row.dataset.receiptSha256 = p.receipt_sha256;
+      row.setAttribute('aria-label', `${docs[p.a].id} and ${docs[p.b].id}: ${p.verdict}; open in Evidence`);
+      codeCell(row, docs[p.a].id);
+      codeCell(row, docs[p.b].id);
+      row.insertCell().append(verdictBadge(p.verdict));
+      const sim = row.insertCell();
+      sim.className = 'num';
+      sim.textContent = p.similarity === null ? '—' : pct(p.similarity);
+      sim.title = p.matches === null ? 'no signature: both texts are shorter than k words' : `${p.matches} of ${r.n} slots match`;
+      const jac = row.insertCell();
+      jac.className = 'num';
+      jac.textContent = p.jaccard === null ? '—' : p.jaccard.toFixed(4);
+      codeCell(row, `${p.receipt_sha256.slice(0, 12)}…`, p.receipt_sha256);
+      const act = row.insertCell();
+      const verify = document.createElement('button');
+      verify.type = 'button';
+      verify.className = 'btn btn-small pair-verify';
+      verify.textContent = 'Verify';
+      verify.setAttribute('aria-label', `Verify the receipt of ${docs[p.a].id} and ${docs[p.b].id}`);
+      act.append(verify);
+      frag.append(row);
+    }
+    body.replaceChildren(frag);
+    const empty = $('collection-pairs-empty');
+    empty.hidden = r.pairs.length > 0;
+    empty.textContent = `No two of these ${fmtInt(n)} documents reach ${r.threshold}.`;
+
+    const list = $('collection-clusters');
+    list.replaceChildren(...r.clusters.map((g, i) => {
+      const li = document.createElement('li');
+      const head = document.createElement('p');
+      head.className = 'cluster-head';
+      head.textContent = `Cluster ${i + 1} · ${g.length} documents`;
+      const members = document.createElement('ul');
+      for (const [j, d] of g.entries()) {
+        const m = document.createElement('li');
+        const code = document.createElement('code');
+        code.textContent = docs[d].id;
+        m.append(code);
+        if (j === 0) {
+          const keep = document.createElement('span');
+          keep.className = 'keep';
+          keep.textContent = 'keep';
+          m.append(' ', keep);
+        }
+        members.append(m);
+      }
+      li.append(head, members);
+      return li;
+    }));
+    $('collection-clusters-note').textContent = r.clusters.length
+      ? 'Near-duplicate clusters (0.75, as neardup scan --clusters at its default threshold): each keeps its first document in path order.'
+      : 'No two documents are near-duplicates (0.75): nothing to cluster.';
+
+    $('collection-map-note').textContent = !r.map
+      ? `The heat map shows up to ${MAP_LIMIT} documents; this collection has ${fmtInt(n)}, so only the table is shown.`
+      : n < 2 ? 'The heat map needs two documents.' : '';
+    drawMap();
+  }
+
+  // The heat map: one cell per two documents, each group of pairs at the
+  // threshold kept together so that near-duplicates form blocks.
+  const map = { order: [], cell: 0, reported: new Map() };
+
+  /** Slot-match count of documents i < j from the upper triangle the engine sent, or null. */
+  function mapMatches(r, i, j) {
+    if (i > j) [i, j] = [j, i];
+    const n = r.documents.length;
+    return r.map[i * n - (i * (i + 1)) / 2 + (j - i - 1)];
+  }
+
+  function hexColor(s) {
+    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(s.trim());
+    return m ? m.slice(1).map((h) => parseInt(h, 16)) : [128, 128, 128];
+  }
+
+  function drawMap() {
+    const r = collection.result;
+    const box = $('collection-map-box');
+    const n = r ? r.documents.length : 0;
+    box.hidden = !r || !r.map || n < 2 || $('panel-collection').hidden;
+    if (box.hidden) return;
+    const groupOf = new Map();
+    for (const g of r.groups) for (const d of g) groupOf.set(d, g);
+    const seen = new Uint8Array(n);
+    map.order = [];
+    for (let d = 0; d < n; d++) {
+      if (seen[d]) continue;
+      for (const m of groupOf.get(d) || [d]) {
+        seen[m] = 1;
+        map.order.push(m);
+      }
+    }
+    map.reported = new Map(r.pairs.map((p) => [p.a * n + p.b, p]));
+    const body = box.parentElement;
+    const pad = getComputedStyle(body);
+    const room = Math.min(640, body.clientWidth - parseFloat(pad.paddingLeft) - parseFloat(pad.paddingRight));
+    const cell = Math.max(2, Math.floor(room / n));
+    map.cell = cell;
+    const side = cell * n;
+    const canvas = $('collection-map');
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(side * dpr);
+    canvas.height = Math.round(side * dpr);
+    canvas.style.width = `${side}px`;
+    canvas.style.height = `${side}px`;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const css = getComputedStyle(document.documentElement);
+    const [lo, hi] = ['--map-0', '--map-1'].map((v) => hexColor(css.getPropertyValue(v)));
+    const none = css.getPropertyValue('--map-none').trim();
+    const ring = css.getPropertyValue('--map-ring').trim();
+    const gap = cell >= 6 ? 1 : 0;
+    for (let y = 0; y < n; y++) {
+      for (let x = 0; x < n; x++) {
+        const [i, j] = [map.order[y], map.order[x]];
+        let color = none;
+        if (i !== j) {
+          const m = mapMatches(r, i, j);
+          if (m !== null) {
+            const t = m / r.n;
+            color = `rgb(${lo.map((c, k) => Math.round(c + (hi[k] - c) * t)).join(',')})`;
+          }
+        }
+        ctx.fillStyle = color;
+        ctx.fillRect(x * cell, y * cell, cell - gap, cell - gap);
+      }
+    }
+    if (cell >= 4) {
+      ctx.strokeStyle = ring;
+      ctx.lineWidth = cell >= 10 ? 2 : 1;
+      for (let y = 0; y < n; y++) {
+        for (let x = 0; x < n; x++) {
+          const [i, j] = [map.order[y], map.order[x]];
+          if (i !== j && map.reported.has(Math.min(i, j) * n + Math.max(i, j))) {
+            ctx.strokeRect(x * cell + 0.5, y * cell + 0.5, cell - gap - 1, cell - gap - 1);
+          }
+        }
+      }
+    }
+  }
+
+  /** The two documents under a mouse position on the map, or null. */
+  function mapCell(e) {
+    const r = collection.result;
+    const x = Math.floor(e.offsetX / map.cell);
+    const y = Math.floor(e.offsetY / map.cell);
+    const n = r.documents.length;
+    if (x < 0 || y < 0 || x >= n || y >= n || x === y) return null;
+    const [i, j] = [map.order[y], map.order[x]];
+    const [a, b] = [Math.min(i, j), Math.max(i, j)];
+    return { a, b, x, y, matches: mapMatches(r, a, b), pair: map.reported.get(a * n + b) };
+  }
+
+  const canvas = $('collection-map');
+  const tip = $('collection-map-tip');
+  canvas.addEventListener('mousemove', (e) => {
+    const c = mapCell(e);
+    tip.hidden = !c;
+    if (!c) return;
+    const r = collection.result;
+    const sim = c.matches === null ? 'no signature' : `${pct(c.matches / r.n)} (${c.matches} of ${r.n})`;
+    tip.textContent = `${r.documents[c.a].id} ↔ ${r.documents[c.b].id}: ${sim}${c.pair ? ` · ${c.pair.verdict}` : ''}`;
+    tip.style.left = `${Math.min(e.offsetX + 14, canvas.clientWidth - 40)}px`;
+    tip.style.top = `${e.offsetY + 14}px`;
+  });
+  canvas.addEventListener('mouseleave', () => (tip.hidden = true));
+  canvas.addEventListener('click', (e) => {
+    const c = mapCell(e);
+    if (c) openPair(c.pair || { a: c.a, b: c.b, verdict: null, receipt: null });
+  });
+  let resizeTimer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(drawMap, 100);
+  });
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', drawMap);
+
+  // ---- A pair of the collection, in Evidence and Verify. ----
+  async function loadPair(p) {
+    const r = collection.result;
+    const [a, b] = [r.documents[p.a].id, r.documents[p.b].id];
+    await Promise.all([setFile('a', r.files.get(a), a), setFile('b', r.files.get(b), b)]);
+    fromPair = p;
+    $('evidence-from-names').textContent = `A = ${a}, B = ${b}`;
+    $('evidence-from-verdict').textContent = p.receipt ? `${p.verdict}, receipt ${p.receipt_sha256.slice(0, 12)}…` : `not reported at ${r.threshold}`;
+    $('evidence-verify-receipt').hidden = !p.receipt;
+    $('evidence-from').hidden = false;
+  }
+
+  async function openPair(p) {
+    await loadPair(p);
+    $('evidence-k').value = String(collection.result.k);
+    selectTab($('tab-evidence'), false);
+    $('evidence-form').requestSubmit();
+  }
+
+  function verifyReceipt(p) {
+    $('verify-receipt').value = p.receipt;
+    $('verify-sha256').value = p.receipt_sha256;
+    selectTab($('tab-verify'), false);
+    $('verify').focus();
+  }
+
+  const pairOf = (target) => {
+    const row = target.closest && target.closest('tr.pair-row');
+    return row ? collection.result.pairs[Number(row.dataset.pair)] : null;
+  };
+  const pairsBody = $('collection-pairs').tBodies[0];
+  pairsBody.addEventListener('click', async (e) => {
+    const p = pairOf(e.target);
+    if (!p) return;
+    if (e.target.closest('.pair-verify')) {
+      await loadPair(p);
+      verifyReceipt(p);
+    } else openPair(p);
+  });
+  pairsBody.addEventListener('keydown', (e) => {
+    if ((e.key === 'Enter' || e.key === ' ') && e.target.matches('tr.pair-row')) {
+      e.preventDefault();
+      openPair(pairOf(e.target));
+    }
+  });
+  $('evidence-verify-receipt').addEventListener('click', () => fromPair && fromPair.receipt && verifyReceipt(fromPair));
+  $('evidence-back').addEventListener('click', () => {
+    selectTab($('tab-collection'), false);
+    const row = fromPair && pairsBody.querySelector(`tr[data-pair="${collection.result.pairs.indexOf(fromPair)}"]`);
+    if (row) row.focus();
+  });
+
+  const stamp = () => `${collection.result.documents.length}docs-${collection.result.threshold}`;
+  $('collection-download-pairs').addEventListener('click', () => saveText(`neardup-pairs-${stamp()}.jsonl`, collection.result.pairs_jsonl, 'application/jsonl'));
+  // One canonical receipt per line, in the pairs file's order: line i's
+  // bytes (without the newline) hash to line i's receipt_sha256.
+  $('collection-download-receipts').addEventListener('click', () => saveText(`neardup-receipts-${stamp()}.jsonl`, collection.result.pairs.map((p) => `${p.receipt}\n`).join(''), 'application/jsonl'));
+  $('collection-download-clusters').addEventListener('click', () => saveText(`neardup-clusters-${stamp()}.jsonl`, collection.result.clusters_jsonl, 'application/jsonl'));
 })();

@@ -61,23 +61,91 @@ async function readDoc(doc, onBytes) {
   return new TextEncoder().encode(doc.text);
 }
 
+function put(x, bytes) {
+  const ptr = x.nd_alloc(bytes.length);
+  new Uint8Array(x.memory.buffer, ptr, bytes.length).set(bytes);
+  return [ptr, bytes.length];
+}
+
+function output(x, len) {
+  return JSON.parse(new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.nd_out(), len)));
+}
+
 function call(instance, fn, buffers) {
   const x = instance.exports;
-  const put = (bytes) => {
-    const ptr = x.nd_alloc(bytes.length);
-    new Uint8Array(x.memory.buffer, ptr, bytes.length).set(bytes);
-    return [ptr, bytes.length];
+  return output(x, x[fn](...buffers.flatMap((b) => put(x, b))));
+}
+
+/** A fresh instance per job: a trap or a 20 MB job leaves nothing behind. */
+function instantiate(progress = () => {}, progressCount = () => {}) {
+  return WebAssembly.instantiate(module, { neardup: { progress, progress_count: progressCount } });
+}
+
+// A collection's steps after reading, in Rust's CollectionStage order, and
+// their rough cost per byte of the collection (signing dominates).
+const COLLECTION_STEPS = [
+  ['Signing the documents', 5.8],
+  ['Scanning for pairs', 0.1],
+  ['Building the receipts', 0.5],
+  ['Clustering at 0.75', 0.1],
+  ['Drawing the heat map', 0.1],
+];
+
+/**
+ * Scans a collection: reads every file straight into one wasm buffer, in
+ * the order given, and hands it to nd_collection with the ids and sizes.
+ */
+async function collection(msg, post) {
+  const sizes = msg.files.map((f) => f.file.size);
+  const bytes = sizes.reduce((a, b) => a + b, 0);
+  const before = [READ_COST * bytes];
+  for (const [, c] of COLLECTION_STEPS) before.push(before[before.length - 1] + c * bytes + 1);
+  const total = before[before.length - 1];
+  let lastPost = 0;
+  const tell = (weight, text, force) => {
+    const now = Date.now();
+    if (force || now - lastPost > 50) {
+      lastPost = now;
+      post({ type: 'progress', fraction: Math.min(1, weight / total), label: text });
+    }
   };
-  const len = x[fn](...buffers.flatMap(put));
-  const out = new Uint8Array(x.memory.buffer, x.nd_out(), len);
-  return JSON.parse(new TextDecoder().decode(out));
+  let stage = -1;
+  const instance = await instantiate(() => {}, (code, done, of) => {
+    const [name, cost] = COLLECTION_STEPS[code];
+    const part = of > 0 ? done / of : 0;
+    const count = code === 2 && of > 1 ? ` (${done} of ${of})` : '';
+    tell(before[code] + part * (before[code + 1] - before[code]), name + count, code !== stage);
+    stage = code;
+  });
+  const x = instance.exports;
+  tell(0, 'Reading files', true);
+  const data = x.nd_alloc(bytes);
+  let at = 0;
+  for (const [i, { id, file }] of msg.files.entries()) {
+    let chunk;
+    try {
+      chunk = new Uint8Array(await file.arrayBuffer());
+    } catch (err) {
+      throw new Error(`could not read '${id}': ${err.message}`);
+    }
+    if (chunk.length !== sizes[i]) throw new Error(`'${id}' changed while it was read; choose the files again`);
+    // A fresh view each time: nothing runs in wasm here, but be safe.
+    new Uint8Array(x.memory.buffer, data + at, chunk.length).set(chunk);
+    at += chunk.length;
+    tell(READ_COST * at, `Reading files (${i + 1} of ${msg.files.length})`);
+  }
+  const request = { ...msg.request, ids: msg.files.map((f) => f.id), sizes };
+  const [req, reqLen] = put(x, new TextEncoder().encode(JSON.stringify(request)));
+  const result = output(x, x.nd_collection(req, reqLen, data, bytes));
+  post({ type: 'result', result });
 }
 
 async function run(msg) {
   const { id, op } = msg;
   const post = (m) => self.postMessage({ id, ...m });
+  if (op === 'collection') return collection(msg, post);
   if (op === 'sha256') {
-    const instance = await WebAssembly.instantiate(module, { neardup: { progress() {} } });
+    const instance = await instantiate();
     const r = call(instance, 'nd_sha256', [wasmBytes]);
     return post({ type: 'result', result: r });
   }
@@ -102,14 +170,9 @@ async function run(msg) {
     }));
   }
   p = plan(op, texts.map((t) => t.length), readSizes);
-  // A fresh instance per job: a trap or a 20 MB job leaves nothing behind.
-  const instance = await WebAssembly.instantiate(module, {
-    neardup: {
-      progress(code) {
-        lastPost = 0;
-        tell(p.before[code] / p.total, label(code));
-      },
-    },
+  const instance = await instantiate((code) => {
+    lastPost = 0;
+    tell(p.before[code] / p.total, label(code));
   });
   const fn = { compare: 'nd_compare', verify: 'nd_verify', explain: 'nd_explain' }[op];
   const request = new TextEncoder().encode(JSON.stringify(msg.request));

@@ -17,7 +17,9 @@
 //! 3. **reduce**: the records of one `(band, key)` bucket give
 //!    [`candidates`]; [`Plan::verify`] counts a candidate only in the first
 //!    band its slots share, and keeps it only when its exact slot-match
-//!    count meets the threshold, so a band key collision never adds a pair;
+//!    count meets the threshold, so a band key collision never adds a pair
+//!    (a bucket too large for one task is cut into blocks:
+//!    [`candidates_between`]);
 //! 4. **finish** ([`Outcome::new`]): exact and near pairs merged, clusters
 //!    by union-find with the smallest document number as keeper, and the
 //!    dropped documents.
@@ -48,7 +50,7 @@ mod plan;
 
 pub use exact::{exact, Exact};
 pub use outcome::{Outcome, Pair};
-pub use plan::{candidates, BandRecord, Plan};
+pub use plan::{candidates, candidates_between, BandRecord, Plan};
 
 use crate::{Error, Fingerprint};
 

@@ -230,3 +230,96 @@ class SignatureBatch:
     def __len__(self) -> int: ...
     def __getitem__(self, i: int) -> Fingerprint: ...
     def __iter__(self) -> Iterator[Fingerprint]: ...
+
+class ScanPlan:
+    """The settings of one scan, with one method per stage of a partitioned
+    scan: the core's steps on a batch of rows, for an engine that brings the
+    rows together itself (``neardup.spark`` does, on Spark). Document
+    numbers are ``uint32`` input positions (``against`` documents first,
+    numbers below ``refs``); signatures are ``(len, n)`` ``uint32`` arrays."""
+
+    def __init__(
+        self,
+        threshold: Union[float, str] = 0.75,
+        k: int = 5,
+        n: int = 128,
+        bands: Optional[int] = None,
+        rows: Optional[int] = None,
+    ) -> None:
+        """The plan ``neardup scan --threshold T -k K -n N [--bands B
+        --rows R]`` uses, checked as the CLI checks them."""
+    k: int
+    n: int
+    bands: int
+    rows: int
+    threshold: str
+    """As ``--threshold`` takes it: ``"0.75"``."""
+    miss_probability: float
+    """The probability that a pair exactly at the threshold shares no band."""
+
+    def band_records(
+        self, docs: npt.NDArray[np.uint32], signatures: npt.NDArray[np.uint32]
+    ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+        """The map side: ``(band, key, doc)``, one record per band of each
+        document's signature."""
+
+    def verify_blocks(
+        self,
+        band: npt.NDArray[np.uint32],
+        key: npt.NDArray[np.uint64],
+        left: npt.NDArray[np.uint32],
+        right: npt.NDArray[np.uint32],
+        block: npt.NDArray[np.uint32],
+        doc: npt.NDArray[np.uint32],
+        signatures: npt.NDArray[np.uint32],
+        refs: int,
+    ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.uint32], int]:
+        """The reduce side, on rows sorted by ``(band, key, left, right,
+        doc)``: each run of one ``(band, key, left, right)`` is a unit of a
+        bucket whose documents were cut into consecutive blocks (``block``
+        is a row's own): block ``left`` with itself when ``left == right``,
+        else the pairs across blocks ``left`` and ``right``. Each candidate
+        counts only in the first band its signatures share and is kept when
+        its exact slot-match count meets the threshold. Returns ``(a, b,
+        matches)`` of the pairs kept and the number of candidates counted."""
+
+    def exact_pairs(
+        self,
+        normalized_sha256: list,
+        doc: npt.NDArray[np.uint32],
+        signatures: npt.NDArray[np.uint32],
+        has_signature: npt.NDArray[np.bool_],
+        refs: int,
+    ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.int64], int, int]:
+        """The exact stage, on rows sorted by ``(normalized_sha256, doc)``:
+        each identical group's first document paired with each other one.
+        Returns ``(a, b, matches)`` (``matches`` -1 for none), the groups
+        that gave a pair and their documents."""
+
+    def receipts(
+        self,
+        ids_a: list,
+        ids_b: list,
+        normalized_sha256_a: list,
+        normalized_sha256_b: list,
+        shingles_a: npt.NDArray[np.uint64],
+        shingles_b: npt.NDArray[np.uint64],
+        signatures_a: npt.NDArray[np.uint32],
+        signatures_b: npt.NDArray[np.uint32],
+        has_signature_a: npt.NDArray[np.bool_],
+        has_signature_b: npt.NDArray[np.bool_],
+    ) -> Tuple[list, list, npt.NDArray[np.int64], list]:
+        """Each pair's receipt from the two fingerprints, and its
+        ``--pairs`` line under the two ids (JSON text): ``(receipt_sha256,
+        verdict, matches, lines)``."""
+
+def ids_json(ids: Iterable[Union[str, int]]) -> list:
+    """Each id as the JSON text of the output lines: a ``str`` as its JSON
+    string, an ``int`` as its digits."""
+
+def cluster_lines(first: int, members: list) -> str:
+    """``--clusters`` lines numbered from ``first``, one per list of member
+    ids (JSON text, keeper first)."""
+
+def list_lines(ids: list) -> str:
+    """``--keep-list`` / ``--drop-list`` lines, one per id (JSON text)."""

@@ -30,7 +30,34 @@ async function exercise(page) {
   await page.click('#download-receipt');
   await (await download).path();
   await page.click('#copy-receipt');
+  await collection(page);
   return r;
+}
+
+/** The Collection tab: three files scanned, the downloads, a pair opened in Evidence and verified. */
+async function collection(page) {
+  await page.click('#tab-collection');
+  await page.setInputFiles('#collection-files', [
+    { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from(A) },
+    { name: 'b.txt', mimeType: 'text/plain', buffer: Buffer.from(B) },
+    { name: 'c.txt', mimeType: 'text/plain', buffer: Buffer.from(`${A} and then some more words at the end`) },
+  ]);
+  await page.fill('#collection-k', '3');
+  await page.click('#collection-run');
+  await page.waitForFunction(() => document.getElementById('collection-result').dataset.state === 'done');
+  for (const id of ['#collection-download-pairs', '#collection-download-receipts', '#collection-download-clusters']) {
+    const download = page.waitForEvent('download');
+    await page.click(id);
+    await (await download).path();
+  }
+  await page.locator('#collection-map').scrollIntoViewIfNeeded();
+  await page.hover('#collection-map');
+  await page.evaluate(() => (document.getElementById('evidence').dataset.state = 'pending'));
+  await page.click('#collection-pairs tbody tr >> nth=0');
+  await page.waitForFunction(() => document.getElementById('evidence').dataset.state === 'done');
+  await page.click('#evidence-verify-receipt');
+  await page.click('#verify');
+  await page.waitForFunction(() => /^VERIFIED/.test(document.getElementById('verify-result').textContent));
 }
 
 /** Requests other than the page itself; blob: and data: URLs are in-memory, not network. */

@@ -133,6 +133,38 @@ pub fn candidates(bucket: &[u32], refs: u32) -> impl Iterator<Item = (u32, u32)>
     })
 }
 
+/// The candidate pairs across two blocks of one bucket: every `a` of
+/// `left` with every `b` of `right`, except two reference documents. Each
+/// block holds document numbers in ascending order, every one of `left`
+/// before every one of `right`.
+///
+/// An engine that cuts a bucket too large for one task into consecutive
+/// blocks gets the bucket's [`candidates`] exactly once each as the
+/// candidates of every block with itself and of every two blocks, so the
+/// cut changes which task verifies a pair, never the result.
+///
+/// ```
+/// use neardup::scan::{candidates, candidates_between};
+/// let bucket = [0, 1, 5, 7, 9];
+/// let (x, y) = bucket.split_at(2);
+/// let mut split: Vec<(u32, u32)> = candidates(x, 1).chain(candidates(y, 1)).collect();
+/// split.extend(candidates_between(x, y, 1));
+/// split.sort_unstable();
+/// assert_eq!(split, candidates(&bucket, 1).collect::<Vec<_>>());
+/// ```
+pub fn candidates_between<'b>(
+    left: &'b [u32],
+    right: &'b [u32],
+    refs: u32,
+) -> impl Iterator<Item = (u32, u32)> + 'b {
+    left.iter().flat_map(move |&a| {
+        right
+            .iter()
+            .filter(move |&&b| !(a < refs && b < refs))
+            .map(move |&b| (a, b))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +197,26 @@ mod tests {
             .enumerate()
             .all(|(i, r)| r.band == i as u32 && r.doc == 9));
         assert_eq!(records[3].key, plan.banding().key(&sig, 3));
+    }
+
+    #[test]
+    fn blocks_of_a_bucket_give_its_candidates_once() {
+        let bucket: Vec<u32> = vec![0, 2, 3, 4, 8, 9, 11, 12, 20, 21];
+        for refs in [0, 3, 9] {
+            let want: Vec<(u32, u32)> = candidates(&bucket, refs).collect();
+            for size in 1..=bucket.len() {
+                let blocks: Vec<&[u32]> = bucket.chunks(size).collect();
+                let mut got = Vec::new();
+                for (i, x) in blocks.iter().enumerate() {
+                    got.extend(candidates(x, refs));
+                    for y in &blocks[i + 1..] {
+                        got.extend(candidates_between(x, y, refs));
+                    }
+                }
+                got.sort_unstable();
+                assert_eq!(got, want, "blocks of {size}, refs {refs}");
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,171 @@
+"""neardup.spark against the `neardup scan` command line: the same files,
+byte for byte, on a corpus with planted near-duplicates, exact duplicates,
+short documents and a reference set (`--against`), at two thresholds and
+three partitionings (shuffle partitions, input splits and bucket blocks all
+varied), on one shared `local[2]` session; and once through `python -m
+neardup.spark` on `local-cluster[2,1,1024]`: two executor JVMs, whose Python
+workers import the wheel installed in this venv."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pyspark = pytest.importorskip(
+    "pyspark", reason="pyspark is not installed: pip install './crates/neardup-py[spark]' "
+                      "(scripts/test-python installs it)")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+import neardup  # noqa: E402
+from neardup import spark as ns  # noqa: E402
+from test_cli import corpus, run_cli_scan, write_jsonl  # noqa: E402
+
+OUTPUTS = ("pairs", "clusters", "keep", "drop")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The suite's one Spark session."""
+    s = ns.session("local[2]", app="neardup-tests", **{
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.driver.memory": "1g",
+    })
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The corpus as the CLI and Spark read it: a reference JSONL, and the
+    new documents split over a JSONL file (with blank lines and a CRLF line)
+    and a Parquet file."""
+    d = tmp_path_factory.mktemp("spark-corpus")
+    ids, texts = corpus(5, 300)
+    refs = 90
+    ref = d / "ref.jsonl"
+    write_jsonl(ref, ids[:refs], texts[:refs])
+    half = refs + (len(ids) - refs) // 2
+    new = d / "new.jsonl"
+    with open(new, "w", encoding="utf-8", newline="") as f:
+        for j, (i, t) in enumerate(zip(ids[refs:half], texts[refs:half])):
+            f.write(json.dumps({"id": i, "text": t}) + ("\r\n" if j == 5 else "\n"))
+            if j % 40 == 3:
+                f.write("\n  \t\n")
+    more = d / "more.parquet"
+    pq.write_table(pa.table({"id": ["p%d" % i for i in range(half, len(ids))],
+                             "text": texts[half:]}), more, row_group_size=37)
+    return {"dir": d, "ref": ref, "new": new, "more": more}
+
+
+def spark_files(out, tmp):
+    paths = {x: tmp / ("spark-" + x) for x in OUTPUTS}
+    out.write(pairs=paths["pairs"], clusters=paths["clusters"], keep_list=paths["keep"],
+              drop_list=paths["drop"])
+    return {x: p.read_text(encoding="utf-8") for x, p in paths.items()}
+
+
+# Partitionings: shuffle partitions, input split size (bytes), bucket block
+# size (2 cuts nearly every bucket into blocks), Arrow batch size (rows; 7
+# puts group and bucket boundaries across batches).
+PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE, 10000), (3, 9000, 2, 10000), (7, 4000, 5, 7)]
+
+
+@pytest.mark.parametrize("threshold", ["0.75", "0.5"])
+@pytest.mark.parametrize("partitions, split, block, batch", PARTITIONINGS,
+                         ids=["p%d-split%d-block%d-batch%d" % p for p in PARTITIONINGS])
+def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, threshold, partitions,
+                                       split, block, batch):
+    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": threshold},
+                        against=files["ref"])
+    assert want["pairs"].count("\n") > 50 and want["drop"].count("\n") > 20
+    assert '"verdict":"IDENTICAL"' in want["pairs"]
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch))
+    try:
+        out = ns.scan_files(spark, [str(files["new"]), str(files["more"])],
+                            against=[str(files["ref"])], threshold=threshold,
+                            partitions=partitions, block_size=block)
+        got = spark_files(out, tmp_path)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    for x in OUTPUTS:
+        assert got[x] == want[x], x
+    assert out.stats["against"] == 90
+
+
+def test_scan_dataframe_equals_neardup_scan(spark, tmp_path):
+    """The DataFrame API: input order from an order column survives any
+    partitioning; the frames hold what the CLI's lines hold."""
+    ids, texts = corpus(7, 160)
+    ids = [str(i) for i in ids]
+    refs = 40
+    want = neardup.scan(ids[refs:], texts[refs:], threshold=0.6,
+                        against=(ids[:refs], texts[:refs]))
+    rows = [(o, i, t) for o, (i, t) in enumerate(zip(ids, texts))]
+    shuffled = rows[::-1]
+    df = spark.createDataFrame(shuffled[:-refs], "order long, id string, text string")
+    ref = spark.createDataFrame(shuffled[-refs:], "order long, id string, text string")
+    out = ns.scan(df.repartition(5), threshold=0.6, against=ref.repartition(3),
+                  order_col="order", partitions=3, block_size=3)
+    got = spark_files(out, tmp_path)
+    assert got["pairs"] == want.pairs_jsonl()
+    assert got["clusters"] == want.clusters_jsonl()
+    assert got["keep"] == want.keep_list()
+    assert got["drop"] == want.drop_list()
+    pairs = [r.asDict() for r in out.pairs.collect()]
+    assert pairs == want.pairs
+    clusters = [r.asDict() for r in out.clusters.collect()]
+    assert clusters == want.clusters
+    assert [r.id for r in out.keep.collect()] == want.keep
+    assert [r.id for r in out.drop.collect()] == want.drop
+
+
+def test_scan_dataframe_row_order_and_integer_ids(spark):
+    """Without an order column, the DataFrame's own row order: that of the
+    list it was made from."""
+    ids, texts = corpus(3, 80)
+    ids = list(range(1000, 1000 + len(ids)))
+    df = spark.createDataFrame(list(zip(ids, texts)), "id long, text string")
+    out = ns.scan(df, threshold=0.7)
+    want = neardup.scan(ids, texts, threshold=0.7)
+    assert [r.asDict() for r in out.pairs.collect()] == want.pairs
+    assert [r.id for r in out.drop.collect()] == want.drop
+
+
+def test_bad_input_names_the_file_and_line(spark, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "text": "a b c"}\n\n{"id": 2}\n', encoding="utf-8")
+    with pytest.raises(Exception) as e:
+        ns.scan_files(spark, [str(bad)])
+    assert "'%s' line 3: missing field 'text'" % bad in str(e.value)
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text('{"id": "x", "text": "a"}\n{"id": "x", "text": "b"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match='duplicate id "x"'):
+        ns.scan_files(spark, [str(dup)])
+
+
+def test_command_on_two_executor_jvms(cli, files, tmp_path):
+    """`python -m neardup.spark` on local-cluster[2,1,1024]: a master, two
+    workers and two executor JVMs, each running Python workers from this
+    venv (PYSPARK_PYTHON), so the wheel reaches them as installed."""
+    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": "0.75"},
+                        against=files["ref"])
+    out = {x: tmp_path / ("cluster-" + x) for x in OUTPUTS}
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
+    p = subprocess.run(
+        [sys.executable, "-m", "neardup.spark", str(files["new"]), str(files["more"]),
+         "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
+         "--partitions", "3", "--conf", "spark.sql.files.maxPartitionBytes=20000",
+         "--conf", "spark.sql.shuffle.partitions=2",
+         "--pairs", out["pairs"], "--clusters", out["clusters"],
+         "--keep-list", out["keep"], "--drop-list", out["drop"]],
+        capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "verified pairs" in p.stderr
+    for x in OUTPUTS:
+        assert out[x].read_text(encoding="utf-8") == want[x], x
