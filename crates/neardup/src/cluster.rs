@@ -129,6 +129,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "a 100,000-link chain: slow under Miri")]
     fn long_chains_compress() {
         let n = 100_000u32;
         let mut c = Clusters::new(n as usize).unwrap();

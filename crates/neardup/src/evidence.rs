@@ -422,7 +422,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 }))]
 
         #[test]
         fn passages_are_the_same_words_in_a_and_b(a in text(), b in text(), kk in 1u64..4) {

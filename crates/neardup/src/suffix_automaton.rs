@@ -362,6 +362,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "a 100,000-symbol text: slow under Miri")]
     fn unary_text_stays_linear() {
         let text = vec![7u32; 100_000];
         let sa = SuffixAutomaton::new(&text);
