@@ -10,8 +10,10 @@
 //! - `avx2.rs`: the portable minimum loop compiled for AVX2;
 //! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, four messages
 //!   interleaved, with the AVX2 minimum loop;
-//! - `avx512.rs`: SHA-256 in 16 AVX-512 lanes (`multibuffer.rs`) and a
-//!   16-wide minimum loop.
+//! - `avx512.rs`: SHA-256 in the 16 lanes of AVX-512 registers, written
+//!   with intrinsics, and a 16-wide minimum loop.
+//!
+//! `sha256.rs` holds the constants and padding the last two share.
 //!
 //! A [`Backend`] is a value, never process-wide state: whoever signs passes
 //! one in (the convenience entry points take [`Backend::detect`]). It can
@@ -23,9 +25,9 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-#[cfg(target_arch = "x86_64")]
-mod multibuffer;
 mod portable;
+#[cfg(target_arch = "x86_64")]
+mod sha256;
 #[cfg(target_arch = "x86_64")]
 mod sha_ni;
 
@@ -111,11 +113,11 @@ impl Backend {
         None
     }
 
-    /// x86-64 AVX-512F: 16 messages hashed side by side, 16-wide minimum.
-    /// `None` when the CPU lacks AVX-512F.
+    /// x86-64 AVX-512F and AVX-512BW: 16 messages hashed side by side,
+    /// 16-wide minimum. `None` when the CPU lacks either.
     pub fn avx512() -> Option<Backend> {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") {
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
             return Some(Backend(Kind::Avx512));
         }
         None
@@ -178,9 +180,9 @@ impl Backend {
             }
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => {
-                // SAFETY: `avx512::keys` needs AVX-512F. A `Kind::Avx512` is
-                // built only by `Backend::avx512`, after it checked AVX-512F
-                // at run time.
+                // SAFETY: `avx512::keys` needs AVX-512F and AVX-512BW. A
+                // `Kind::Avx512` is built only by `Backend::avx512`, after
+                // it checked both at run time.
                 unsafe { avx512::keys(text, spans, out) }
             }
         }
@@ -200,9 +202,9 @@ impl Backend {
             }
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512 => {
-                // SAFETY: `avx512::min_slots` needs AVX-512F. A
-                // `Kind::Avx512` is built only by `Backend::avx512`, after
-                // it checked AVX-512F at run time.
+                // SAFETY: `avx512::min_slots` needs AVX-512F and
+                // AVX-512BW. A `Kind::Avx512` is built only by
+                // `Backend::avx512`, after it checked both at run time.
                 unsafe { avx512::min_slots(hashes, a, b, slots) }
             }
         }

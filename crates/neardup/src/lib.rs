@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 // `unsafe` is allowed only in `backend.rs`'s dispatch, to call the backend
-// compiled for CPU features that its constructor checked at run time.
+// compiled for CPU features that its constructor checked at run time, and
+// in the AVX-512 backend's register loads and stores.
 #![deny(unsafe_code)]
 
 // The spec pipeline (SPEC §1–§10), one module a step.
