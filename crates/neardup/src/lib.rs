@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 // The spec pipeline (SPEC §1–§10), one module a step.
+mod distinct;
 pub mod normalize;
 mod params;
 mod permutation;
@@ -27,6 +28,7 @@ mod digest;
 mod doc;
 mod fingerprint;
 mod record;
+mod signer;
 mod text;
 
 pub use compare::{compare, compare_with, Comparison, Estimate, Report};
@@ -34,6 +36,7 @@ pub use digest::Digest;
 pub use doc::Doc;
 pub use fingerprint::Fingerprint;
 pub use record::SignatureRecord;
+pub use signer::Signer;
 pub use text::decode;
 
 // The corpus: the scan algorithm and its parts.

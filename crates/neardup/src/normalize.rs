@@ -55,11 +55,24 @@ pub fn is_whitespace(c: char) -> bool {
 /// assert_eq!(normalize("ΑΣ Β"), "ας β");
 /// ```
 pub fn normalize(text: &str) -> String {
+    let mut out = Vec::new();
+    normalize_into(text, &mut out);
+    // Built from whole characters of a `str` only, so this never fails.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends [`normalize`]`(text)` to `out`, so that a batch of documents
+/// shares one buffer instead of allocating a string each.
+pub(crate) fn normalize_into(text: &str, out: &mut Vec<u8>) {
     // The order is normative: lowercase first, on the whole text, because
     // the Final_Sigma rule looks across characters that the whitespace
     // collapse removes. The fused pass keeps that order (see `sigma`); when
     // it cannot, the two steps run one after the other.
-    fused(text).unwrap_or_else(|| collapse(&text.to_lowercase()))
+    let start = out.len();
+    if fused(text, out).is_none() {
+        out.truncate(start);
+        out.extend_from_slice(collapse(&text.to_lowercase()).as_bytes());
+    }
 }
 
 /// Lowercase and collapse in one pass: every character but `Σ` lowercases
@@ -72,12 +85,13 @@ pub fn normalize(text: &str) -> String {
 /// written (whitespace as a space), and the write position advances unless
 /// the byte is whitespace following whitespace. Branching per byte would
 /// mispredict at every word boundary.
-fn fused(text: &str) -> Option<String> {
+fn fused(text: &str, out: &mut Vec<u8>) -> Option<()> {
     let bytes = text.as_bytes();
     // Lowercasing can grow a character (İ is 2 bytes, i̇ is 3); the slow
     // path below makes room when it needs more.
-    let mut out = vec![0u8; bytes.len() + 16];
-    let mut o = 0;
+    let start = out.len();
+    out.resize(start + bytes.len() + 16, 0);
+    let mut o = start;
     // Starting "after a space" drops leading whitespace.
     let mut after_space = true;
     let mut i = 0;
@@ -134,12 +148,11 @@ fn fused(text: &str) -> Option<String> {
         }
     }
     // At most one space can trail.
-    if o > 0 && out[o - 1] == b' ' {
+    if o > start && out[o - 1] == b' ' {
         o -= 1;
     }
     out.truncate(o);
-    // Built from whole characters only, so this never fails.
-    String::from_utf8(out).ok()
+    Some(())
 }
 
 /// The top bit of every byte of a word.
@@ -231,15 +244,16 @@ mod tests {
             "\u{a0}Ωμέγα ΟΔΟς\u{2028}x",
             "ΟΔΟΣ Σ ΑΣ' ΑΣʰ ΑΣ\u{feff}Β ΣΑ .Σ. ΑΣ\u{345}",
         ] {
+            let mut out = b"kept ".to_vec();
+            assert_eq!(fused(s, &mut out), Some(()), "{s:?}");
             assert_eq!(
-                fused(s).as_deref(),
-                Some(collapse(&s.to_lowercase()).as_str()),
-                "{s:?}"
+                out,
+                format!("kept {}", collapse(&s.to_lowercase())).as_bytes()
             );
         }
         // Too far from any ASCII whitespace: the fused pass declines.
         let long = format!("Α{}Σ", "\u{345}".repeat(300));
-        assert_eq!(fused(&long), None);
+        assert_eq!(fused(&long, &mut Vec::new()), None);
         assert_eq!(normalize(&long), long.to_lowercase());
         assert_eq!(normalize("\t Mixed  CASE\r\nText "), "mixed case text");
     }

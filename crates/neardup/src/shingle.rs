@@ -149,7 +149,7 @@ impl<'a> ShingleSet<'a> {
     fn build(normalized: Cow<'a, str>, k: usize, backend: Backend) -> ShingleSet<'a> {
         let text: &str = &normalized;
         let k = k.max(1);
-        let total = shingle_count(text, k);
+        let total = shingle_count(text.as_bytes(), k);
         let bits = (total / PARTITION)
             .max(1)
             .next_power_of_two()
@@ -173,7 +173,7 @@ impl<'a> ShingleSet<'a> {
             }
             spans.clear();
         };
-        for_each_span(text, k, |start, end| {
+        for_each_span(text.as_bytes(), k, |start, end| {
             spans.push((start, end));
             if spans.len() == CHUNK {
                 flush(&mut spans);
@@ -321,25 +321,24 @@ impl<'a> ShingleSet<'a> {
 }
 
 /// The number of shingles (duplicates included) of a normalized text.
-fn shingle_count(normalized: &str, k: usize) -> usize {
+pub(crate) fn shingle_count(normalized: &[u8], k: usize) -> usize {
     if normalized.is_empty() {
         return 0;
     }
-    let words = memchr::memchr_iter(b' ', normalized.as_bytes()).count() + 1;
+    let words = memchr::memchr_iter(b' ', normalized).count() + 1;
     (words + 1).saturating_sub(k)
 }
 
 /// Calls `f(start, end)` for the byte span of every shingle, in order: the
 /// fast twin of [`shingles`], finding word boundaries with `memchr`.
-fn for_each_span(normalized: &str, k: usize, mut f: impl FnMut(usize, usize)) {
+pub(crate) fn for_each_span(normalized: &[u8], k: usize, mut f: impl FnMut(usize, usize)) {
     if normalized.is_empty() {
         return;
     }
     let mut ring = vec![0usize; k];
     let mut seen = 0usize;
     let mut start = 0usize;
-    let ends =
-        memchr::memchr_iter(b' ', normalized.as_bytes()).chain(std::iter::once(normalized.len()));
+    let ends = memchr::memchr_iter(b' ', normalized).chain(std::iter::once(normalized.len()));
     for end in ends {
         ring[seen % k] = start;
         seen += 1;
@@ -406,13 +405,13 @@ mod tests {
         ] {
             for k in 1..5 {
                 let mut fast = Vec::new();
-                for_each_span(text, k, |s, e| fast.push(&text[s..e]));
+                for_each_span(text.as_bytes(), k, |s, e| fast.push(&text[s..e]));
                 assert_eq!(
                     fast,
                     shingles(text, k).collect::<Vec<_>>(),
                     "{text:?} k={k}"
                 );
-                assert_eq!(shingle_count(text, k), fast.len());
+                assert_eq!(shingle_count(text.as_bytes(), k), fast.len());
             }
         }
     }
