@@ -59,8 +59,12 @@ enum Kind {
     Avx2,
     #[cfg(target_arch = "x86_64")]
     ShaNi,
+    /// With AVX-512 VBMI2 (Ice Lake and later), whose byte compress
+    /// instruction normalizes 64 ASCII bytes at a time, or without.
     #[cfg(target_arch = "x86_64")]
-    Avx512,
+    Avx512 {
+        vbmi2: bool,
+    },
 }
 
 impl Backend {
@@ -118,7 +122,8 @@ impl Backend {
     pub fn avx512() -> Option<Backend> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-            return Some(Backend(Kind::Avx512));
+            let vbmi2 = std::is_x86_feature_detected!("avx512vbmi2");
+            return Some(Backend(Kind::Avx512 { vbmi2 }));
         }
         None
     }
@@ -158,7 +163,23 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Kind::ShaNi => "sha-ni",
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
+            Kind::Avx512 { .. } => "avx512",
+        }
+    }
+
+    /// Appends the normalized `text` (SPEC §1) to `out`.
+    #[allow(unsafe_code)]
+    pub(crate) fn normalize_into(self, text: &str, out: &mut Vec<u8>) {
+        use crate::normalize::{no_ascii_block, normalize_into_with};
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 { vbmi2: true } => {
+                // SAFETY: `avx512::normalize_into` needs AVX-512F, BW and
+                // VBMI2. A `Kind::Avx512 { vbmi2: true }` is built only by
+                // `Backend::avx512`, after it checked all three at run time.
+                unsafe { avx512::normalize_into(text, out) }
+            }
+            _ => normalize_into_with(text, out, no_ascii_block),
         }
     }
 
@@ -179,7 +200,7 @@ impl Backend {
                 unsafe { sha_ni::keys(text, spans, out) }
             }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
+            Kind::Avx512 { .. } => {
                 // SAFETY: `avx512::keys` needs AVX-512F and AVX-512BW. A
                 // `Kind::Avx512` is built only by `Backend::avx512`, after
                 // it checked both at run time.
@@ -201,7 +222,7 @@ impl Backend {
                 unsafe { avx2::min_slots(hashes, a, b, slots) }
             }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
+            Kind::Avx512 { .. } => {
                 // SAFETY: `avx512::min_slots` needs AVX-512F and
                 // AVX-512BW. A `Kind::Avx512` is built only by
                 // `Backend::avx512`, after it checked both at run time.

@@ -14,7 +14,7 @@ pub mod shingle;
 mod signature;
 mod verdict;
 
-pub use normalize::{normalize, UNICODE_VERSION};
+pub use normalize::{normalize, normalize_with, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
 pub use receipt::{DocumentDigest, Mismatch, Receipt, Verification, ALGORITHM};

@@ -1,7 +1,6 @@
 //! Signing documents in batches: the fast path from texts to fingerprints.
 
 use crate::distinct::{self, Distinct};
-use crate::normalize::normalize_into;
 use crate::shingle::{for_each_span, shingle_count};
 use crate::{Backend, Digest, Fingerprint, Params, ShingleSet, Signature};
 
@@ -87,7 +86,7 @@ impl Signer {
     /// there is enough of it. Fingerprints go to `out` in input order.
     fn push(&mut self, text: &str, out: &mut Vec<Fingerprint>) {
         let start = self.normalized.len();
-        normalize_into(text, &mut self.normalized);
+        self.backend.normalize_into(text, &mut self.normalized);
         let normalized = &self.normalized[start..];
         // Hashed now, while the text is in cache.
         let digest = Digest::of(normalized);

@@ -282,6 +282,42 @@ fn to_u64s(v: __m512i) -> [u64; 8] {
     out
 }
 
+/// [`crate::normalize::normalize_into_with`] with [`ascii_block`]: 64 ASCII
+/// bytes a step. Needs AVX-512VBMI2 besides the module's features, checked
+/// by the caller like them.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+pub fn normalize_into(text: &str, out: &mut Vec<u8>) {
+    crate::normalize::normalize_into_with(text, out, |block, to, after_space| {
+        ascii_block(block, to, after_space)
+    });
+}
+
+/// The [`crate::normalize::AsciiBlock`] step: lowercase by mask, every
+/// whitespace byte made a space, and the bytes to keep (all but whitespace
+/// after whitespace) packed to the front by one byte compress.
+#[inline]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+fn ascii_block(block: &[u8; 64], out: &mut [u8; 64], after_space: bool) -> Option<(usize, bool)> {
+    // SAFETY: `block` is 64 readable bytes; an unaligned load needs no more.
+    let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    if _mm512_movepi8_mask(v) != 0 {
+        return None;
+    }
+    let byte = |b: u8| _mm512_set1_epi8(b as i8);
+    // Whitespace is \t..=\r or ' ' (SPEC §1's set, within ASCII).
+    let control = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, byte(b'\t')), byte(b'\r' - b'\t'));
+    let space = control | _mm512_cmpeq_epi8_mask(v, byte(b' '));
+    let upper = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, byte(b'A')), byte(b'Z' - b'A'));
+    let lowered = _mm512_mask_add_epi8(v, upper, v, byte(b'a' - b'A'));
+    let lowered = _mm512_mask_mov_epi8(lowered, space, byte(b' '));
+    let keep = !(space & (space << 1 | u64::from(after_space)));
+    let packed = _mm512_maskz_compress_epi8(keep, lowered);
+    // SAFETY: `out` is 64 writable bytes; an unaligned store needs no more.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), packed) };
+    Some((keep.count_ones() as usize, space >> 63 != 0))
+}
+
 /// [`super::portable::min_slots`] with AVX-512F, under the same contract.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub fn min_slots(hashes: &[u32], a: &[u32], b: &[u32], slots: &mut [u32]) {
