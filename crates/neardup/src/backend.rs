@@ -272,12 +272,13 @@ mod tests {
 
     #[test]
     fn every_backend_gives_the_reference_keys_and_minimum() {
-        let text: Vec<u8> = (0..300).map(|i| b'a' + (i % 26) as u8).collect();
+        let text: Vec<u8> = (0..400).map(|i| b'a' + (i % 26) as u8).collect();
         // Every length at several offsets, including spans that end at the
-        // text's end, where no full window can be read.
+        // text's end, where no full window can be read: one to four blocks
+        // (lanes) and longer (one at a time).
         let mut spans = Vec::new();
-        for len in 0..=200 {
-            for start in [0, 1, 37, 300 - len] {
+        for len in 0..=300 {
+            for start in [0, 1, 37, 400 - len] {
                 spans.push((start, start + len));
             }
         }
@@ -303,6 +304,26 @@ mod tests {
             let mut slots = vec![u32::MAX; 256];
             b.min_slots(&hashes, &perm.a, &perm.b, &mut slots);
             assert_eq!(slots, want_slots, "{b:?}");
+        }
+    }
+
+    /// Prints ns per hash of the 128-slot minimum for each backend. A
+    /// measurement, not a check.
+    #[test]
+    #[ignore = "a measurement: cargo test --release -p neardup min_speed -- --ignored --nocapture"]
+    fn min_speed() {
+        let hashes: Vec<u32> = (0..1_000_000u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9))
+            .collect();
+        let perm = crate::permutations();
+        for b in Backend::supported() {
+            let mut slots = vec![u32::MAX; 128];
+            let t = std::time::Instant::now();
+            for chunk in hashes.chunks(700) {
+                b.min_slots(chunk, &perm.a[..128], &perm.b[..128], &mut slots);
+            }
+            let ns = t.elapsed().as_nanos() as f64 / hashes.len() as f64;
+            eprintln!("{:9} {ns:.2} ns/hash ({})", b.name(), slots[0]);
         }
     }
 

@@ -25,8 +25,10 @@ impl Distinct {
     pub fn find(&mut self, keys: &[u64], out: &mut Vec<u32>) {
         let capacity = (2 * keys.len()).next_power_of_two().max(16);
         let mask = capacity - 1;
-        self.keys.clear();
-        self.keys.resize(capacity, 0);
+        // Only `first` says whether a slot is taken, so only it is cleared.
+        if self.keys.len() < capacity {
+            self.keys.resize(capacity, 0);
+        }
         self.first.clear();
         self.first.resize(capacity, 0);
         self.claims.clear();

@@ -7,8 +7,9 @@
 //! its 64 rounds; here each round is a handful of vector instructions that
 //! advance 16 independent messages at once. Messages are sorted by block
 //! count first, so a one-block message never waits in a lane for a
-//! two-block one: one-block and two-block messages go in passes of their
-//! own, and longer ones (rare for small `K`) go to `sha2` one at a time.
+//! two-block one: messages of one, two, three and four blocks go in passes
+//! of their own, and longer ones (rare for small `K`) go to `sha2` one at a
+//! time.
 //!
 //! Every function is compiled for AVX-512F and AVX-512BW, so calling [`keys`]
 //! or [`min_slots`] is `unsafe` unless the caller holds a backend whose
@@ -17,10 +18,7 @@
 use std::arch::x86_64::*;
 
 use super::portable::key_one;
-use super::sha256::{IV, K, MAX_ONE_BLOCK};
-
-/// Messages up to this long fit in two blocks.
-const MAX_TWO_BLOCKS: usize = 64 + MAX_ONE_BLOCK;
+use super::sha256::{IV, K};
 
 /// Appends to `out` the keys (see [`key_one`]) of the messages
 /// `text[start..end]`, one per span, in order.
@@ -29,22 +27,31 @@ pub fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
     let base = out.len();
     out.resize(base + spans.len(), 0);
     let out = &mut out[base..];
-    let mut one = Vec::with_capacity(spans.len());
-    let mut two = Vec::new();
+    // Sorted by block count, so that no lane waits on a longer message.
+    let mut by_blocks: [Vec<u32>; MAX_BLOCKS] = Default::default();
     for (slot, &(start, end)) in spans.iter().enumerate() {
-        match end - start {
-            0..=MAX_ONE_BLOCK => one.push(slot as u32),
-            56..=MAX_TWO_BLOCKS => two.push(slot as u32),
+        match (end - start + 8) / 64 {
+            blocks if blocks < MAX_BLOCKS => by_blocks[blocks].push(slot as u32),
             _ => out[slot] = key_one(&text[start..end]),
         }
     }
-    for group in one.chunks(16) {
+    for group in by_blocks[0].chunks(16) {
         hash::<1>(text, spans, group, out);
     }
-    for group in two.chunks(16) {
+    for group in by_blocks[1].chunks(16) {
         hash::<2>(text, spans, group, out);
     }
+    for group in by_blocks[2].chunks(16) {
+        hash::<3>(text, spans, group, out);
+    }
+    for group in by_blocks[3].chunks(16) {
+        hash::<4>(text, spans, group, out);
+    }
 }
+
+/// Messages of up to this many blocks (247 bytes) go in lanes; longer ones
+/// to `sha2` one at a time.
+const MAX_BLOCKS: usize = 4;
 
 /// Hashes the `B`-block messages `spans[slot]` of `slots` (at most 16),
 /// one per lane, and writes their keys. Lanes past the end of `slots` hash
@@ -58,24 +65,34 @@ pub fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
 #[target_feature(enable = "avx512f,avx512bw")]
 fn hash<const B: usize>(text: &[u8], spans: &[(usize, usize)], slots: &[u32], out: &mut [u64]) {
     let mut state = IV.map(|v| _mm512_set1_epi32(v as i32));
-    let mut rows = [_mm512_setzero_si512(); 16];
-    let mut w = [_mm512_setzero_si512(); 16];
-    if B == 2 {
-        for (row, &slot) in rows.iter_mut().zip(slots) {
-            let (start, end) = spans[slot as usize];
-            *row = block(text, start, end, 0, false);
-        }
-        transpose(&rows, &mut w);
-        compress(&mut state, &mut w);
+    // Which block is the last is a constant of each call: decided per lane
+    // at run time, it measured 40 against 24 ns a message.
+    for blk in 0..B - 1 {
+        absorb::<false>(text, spans, slots, blk, &mut state);
     }
-    let from = 64 * (B - 1);
+    absorb::<true>(text, spans, slots, B - 1, &mut state);
+    write_keys(&state, slots, out);
+}
+
+/// Compresses block `blk` of each message into its lane of `state`, the
+/// `LAST` one with the bit length.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn absorb<const LAST: bool>(
+    text: &[u8],
+    spans: &[(usize, usize)],
+    slots: &[u32],
+    blk: usize,
+    state: &mut [__m512i; 8],
+) {
+    let mut rows = [_mm512_setzero_si512(); 16];
     for (row, &slot) in rows.iter_mut().zip(slots) {
         let (start, end) = spans[slot as usize];
-        *row = block(text, start, end, from, true);
+        *row = block(text, start, end, 64 * blk, LAST);
     }
+    let mut w = [_mm512_setzero_si512(); 16];
     transpose(&rows, &mut w);
-    compress(&mut state, &mut w);
-    write_keys(&state, slots, out);
+    compress(state, &mut w);
 }
 
 /// The bytes `text[at..at + len]` (`len <= 64`) in a register, zeros after.
@@ -105,7 +122,7 @@ fn bswap(v: __m512i) -> __m512i {
 /// Block `from / 64` of the padded message `text[start..end]`: the
 /// message bytes it holds, the 0x80 byte if the message ends inside it,
 /// zeros, and in the `last` block the bit length in the final word (a
-/// message of at most 119 bytes has a length under 2¹⁶ bits, so the word
+/// message of at most 247 bytes has a length under 2¹⁶ bits, so the word
 /// before it is zero).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
@@ -319,7 +336,75 @@ fn ascii_block(block: &[u8; 64], out: &mut [u8; 64], after_space: bool) -> Optio
 }
 
 /// [`super::portable::min_slots`] with AVX-512F, under the same contract.
+///
+/// The signature stays in registers: up to 128 slots at a time (8
+/// registers of 16, with their `a` and `b`: 24 of the 32), each hash
+/// broadcast once and folded into all of them, so the loop does no loads
+/// or stores but the hash's.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub fn min_slots(hashes: &[u32], a: &[u32], b: &[u32], slots: &mut [u32]) {
-    super::portable::min_slots(hashes, a, b, slots);
+    let mut at = 0;
+    while at < slots.len() {
+        let n = (slots.len() - at).min(128);
+        let (a, b, s) = (&a[at..at + n], &b[at..at + n], &mut slots[at..at + n]);
+        match n.div_ceil(16) {
+            1 => min_registers::<1>(hashes, a, b, s),
+            2 => min_registers::<2>(hashes, a, b, s),
+            3 => min_registers::<3>(hashes, a, b, s),
+            4 => min_registers::<4>(hashes, a, b, s),
+            5 => min_registers::<5>(hashes, a, b, s),
+            6 => min_registers::<6>(hashes, a, b, s),
+            7 => min_registers::<7>(hashes, a, b, s),
+            _ => min_registers::<8>(hashes, a, b, s),
+        }
+        at += n;
+    }
+}
+
+/// [`min_slots`] for `R` registers of slots, the last one partly used
+/// (`16 * (R - 1) < slots.len() <= 16 * R`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn min_registers<const R: usize>(hashes: &[u32], a: &[u32], b: &[u32], slots: &mut [u32]) {
+    // Unused lanes of the last register hold a = 0, b = slot = u32::MAX,
+    // which no hash changes, and are not written back.
+    let lanes = |v: &[u32], r: usize, pad: u32| -> __m512i {
+        let mut x = [pad; 16];
+        let part = v.get(16 * r..).unwrap_or(&[]);
+        let part = &part[..part.len().min(16)];
+        x[..part.len()].copy_from_slice(part);
+        to_register(&x)
+    };
+    let va: [__m512i; R] = std::array::from_fn(|r| lanes(a, r, 0));
+    let vb: [__m512i; R] = std::array::from_fn(|r| lanes(b, r, u32::MAX));
+    let mut vs: [__m512i; R] = std::array::from_fn(|r| lanes(slots, r, u32::MAX));
+    for &h in hashes {
+        let h = _mm512_set1_epi32(h as i32);
+        for r in 0..R {
+            let x = _mm512_add_epi32(_mm512_mullo_epi32(va[r], h), vb[r]);
+            vs[r] = _mm512_min_epu32(vs[r], x);
+        }
+    }
+    for (r, chunk) in slots.chunks_mut(16).enumerate() {
+        let v = to_u32s(vs[r]);
+        chunk.copy_from_slice(&v[..chunk.len()]);
+    }
+}
+
+#[inline]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn to_register(x: &[u32; 16]) -> __m512i {
+    // SAFETY: `x` is 64 readable bytes; an unaligned load needs no more.
+    unsafe { _mm512_loadu_si512(x.as_ptr().cast()) }
+}
+
+#[inline]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn to_u32s(v: __m512i) -> [u32; 16] {
+    let mut out = [0u32; 16];
+    // SAFETY: `out` is 64 writable bytes; an unaligned store needs no more.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), v) };
+    out
 }
