@@ -183,6 +183,22 @@ impl Backend {
         }
     }
 
+    /// Appends to `out` the position of every space of `text`, in order:
+    /// the word boundaries of a normalized text.
+    #[allow(unsafe_code)]
+    pub(crate) fn spaces(self, text: &[u8], out: &mut Vec<u32>) {
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 { .. } => {
+                // SAFETY: `avx512::spaces` needs AVX-512F and AVX-512BW. A
+                // `Kind::Avx512` is built only by `Backend::avx512`, after
+                // it checked both at run time.
+                unsafe { avx512::spaces(text, out) }
+            }
+            _ => portable::spaces(text, out),
+        }
+    }
+
     /// Appends the SHA-256 keys (see [`portable::key_one`]) of the messages
     /// `text[start..end]` to `out`, one per span.
     #[allow(unsafe_code)]
@@ -304,6 +320,24 @@ mod tests {
             let mut slots = vec![u32::MAX; 256];
             b.min_slots(&hashes, &perm.a, &perm.b, &mut slots);
             assert_eq!(slots, want_slots, "{b:?}");
+            // Spaces at every position relative to 64-byte blocks, runs
+            // of them, and tails of every length.
+            let spaced: Vec<u8> = (0..300u32)
+                .map(|i| {
+                    if (i * i + i / 7) % 5 == 0 || (130..140).contains(&i) {
+                        b' '
+                    } else {
+                        b'x'
+                    }
+                })
+                .collect();
+            for end in (0..=300).step_by(7).chain([63, 64, 65, 128, 299]) {
+                let mut want = vec![9];
+                portable::spaces(&spaced[..end], &mut want);
+                let mut got = vec![9];
+                b.spaces(&spaced[..end], &mut got);
+                assert_eq!(got, want, "{b:?} end={end}");
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 //! Signing documents in batches: the fast path from texts to fingerprints.
 
 use crate::distinct::{self, Distinct};
-use crate::shingle::{for_each_span, shingle_count};
+use crate::shingle::shingle_count;
 use crate::{Backend, Digest, Fingerprint, Params, ShingleSet, Signature};
 
 /// Signs documents, many at a time, into the [`Fingerprint`]s that
@@ -35,6 +35,8 @@ pub struct Signer {
     spans: Vec<(usize, usize)>,
     /// The documents waiting: their digest and where their spans end.
     waiting: Vec<(Digest, usize)>,
+    /// The positions of one document's spaces.
+    spaces: Vec<u32>,
     keys: Vec<u64>,
     distinct: Distinct,
     first: Vec<u32>,
@@ -57,6 +59,7 @@ impl Signer {
             normalized: Vec::new(),
             spans: Vec::new(),
             waiting: Vec::new(),
+            spaces: Vec::new(),
             keys: Vec::new(),
             distinct: Distinct::default(),
             first: Vec::new(),
@@ -91,7 +94,9 @@ impl Signer {
         // Hashed now, while the text is in cache.
         let digest = Digest::of(normalized);
         let k = self.params.k();
-        if shingle_count(normalized, k) > Signer::LARGE {
+        // More than LARGE shingles needs more than LARGE one-byte words
+        // with their spaces, so shorter texts need not be counted.
+        if normalized.len() > 2 * Signer::LARGE && shingle_count(normalized, k) > Signer::LARGE {
             // Whatever waits comes first, to keep the order.
             self.flush_before(start, out);
             let normalized = std::str::from_utf8(&self.normalized).unwrap_or_default();
@@ -107,9 +112,26 @@ impl Signer {
             self.normalized.clear();
             return;
         }
-        for_each_span(normalized, k, |s, e| {
-            self.spans.push((start + s, start + e))
-        });
+        // Shingle j runs from the start of word j to the end of word
+        // j + k - 1; word j starts after space j - 1 and ends at space j.
+        self.spaces.clear();
+        self.backend.spaces(normalized, &mut self.spaces);
+        let len = normalized.len();
+        let words = if len == 0 { 0 } else { self.spaces.len() + 1 };
+        if words >= k {
+            let spaces = &self.spaces;
+            let word_start = |j: usize| {
+                if j == 0 {
+                    0
+                } else {
+                    spaces[j - 1] as usize + 1
+                }
+            };
+            let word_end = |j: usize| spaces.get(j).map_or(len, |&s| s as usize);
+            let shingles =
+                (0..=words - k).map(|j| (start + word_start(j), start + word_end(j + k - 1)));
+            self.spans.extend(shingles);
+        }
         self.waiting.push((digest, self.spans.len()));
         if self.spans.len() >= BATCH {
             self.flush(out);
