@@ -248,6 +248,22 @@ impl Backend {
     }
 }
 
+/// Asks the CPU to start loading the cache line of `at`, for a table
+/// probed at random: a hint, which never faults whatever the address, and
+/// nothing where there is no such instruction.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn prefetch<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64, and a prefetch accesses no memory
+    // architecturally: it cannot fault, even on an invalid address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// The fastest backend this CPU can run, [`Backend::detect`].
 impl Default for Backend {
     fn default() -> Backend {

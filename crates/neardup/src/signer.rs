@@ -1,6 +1,6 @@
 //! Signing documents in batches: the fast path from texts to fingerprints.
 
-use crate::distinct::{self, Distinct};
+use crate::distinct::{self, Distinct, Large};
 use crate::shingle::shingle_count;
 use crate::{Backend, Digest, Fingerprint, Params, ShingleSet, Signature};
 
@@ -46,6 +46,19 @@ pub struct Signer {
 /// The documents waiting are hashed once they hold this many shingles:
 /// enough to keep the lanes full, few enough that the batch stays in cache.
 const BATCH: usize = 1 << 13;
+
+/// Shingle `j` of a text of `len` bytes whose spaces are at `spaces`: from
+/// the start of word `j` (after space `j - 1`) to the end of word `j + k - 1`
+/// (at space `j + k - 1`, or the text's end).
+fn shingle_span(spaces: &[u32], len: usize, j: usize, k: usize) -> (usize, usize) {
+    let start = if j == 0 {
+        0
+    } else {
+        spaces[j - 1] as usize + 1
+    };
+    let end = spaces.get(j + k - 1).map_or(len, |&s| s as usize);
+    (start, end)
+}
 
 impl Signer {
     /// A document with more shingles than this is signed on its own.
@@ -99,42 +112,78 @@ impl Signer {
         if normalized.len() > 2 * Signer::LARGE && shingle_count(normalized, k) > Signer::LARGE {
             // Whatever waits comes first, to keep the order.
             self.flush_before(start, out);
-            let normalized = std::str::from_utf8(&self.normalized).unwrap_or_default();
-            let set = ShingleSet::with_backend(normalized, k, self.backend);
-            let signature =
-                Signature::from_base_hashes_with(&set.base_hashes(), self.params, self.backend);
+            let (shingles, signature) = self.sign_large();
             out.push(Fingerprint {
                 params: self.params,
                 normalized_sha256: digest,
-                shingles: set.len() as u64,
+                shingles,
                 signature,
             });
             self.normalized.clear();
             return;
         }
-        // Shingle j runs from the start of word j to the end of word
-        // j + k - 1; word j starts after space j - 1 and ends at space j.
         self.spaces.clear();
         self.backend.spaces(normalized, &mut self.spaces);
         let len = normalized.len();
         let words = if len == 0 { 0 } else { self.spaces.len() + 1 };
         if words >= k {
             let spaces = &self.spaces;
-            let word_start = |j: usize| {
-                if j == 0 {
-                    0
-                } else {
-                    spaces[j - 1] as usize + 1
-                }
-            };
-            let word_end = |j: usize| spaces.get(j).map_or(len, |&s| s as usize);
-            let shingles =
-                (0..=words - k).map(|j| (start + word_start(j), start + word_end(j + k - 1)));
+            let shingles = (0..=words - k).map(|j| {
+                let (s, e) = shingle_span(spaces, len, j, k);
+                (start + s, start + e)
+            });
             self.spans.extend(shingles);
         }
         self.waiting.push((digest, self.spans.len()));
         if self.spans.len() >= BATCH {
             self.flush(out);
+        }
+    }
+
+    /// The shingle count and signature of the one document in
+    /// `normalized`, a large one: its shingles are hashed a chunk at a time
+    /// and inserted, in text order, into one [`Large`] set, so memory grows
+    /// with the distinct shingles and the text is read in order.
+    fn sign_large(&mut self) -> (u64, Option<Signature>) {
+        const CHUNK: usize = 1 << 12;
+        let (k, text) = (self.params.k(), &self.normalized[..]);
+        let fallback = |text: &[u8]| {
+            let normalized = std::str::from_utf8(text).unwrap_or_default();
+            let set = ShingleSet::with_backend(normalized, k, self.backend);
+            let signature =
+                Signature::from_base_hashes_with(&set.base_hashes(), self.params, self.backend);
+            (set.len() as u64, signature)
+        };
+        // Word positions are u32s; such texts (never seen) take the path
+        // that needs no positions.
+        if text.len() > u32::MAX as usize || text.len() > Large::MAX_TEXT {
+            return fallback(text);
+        }
+        self.spaces.clear();
+        self.backend.spaces(text, &mut self.spaces);
+        let total = (self.spaces.len() + 2).saturating_sub(k);
+        let mut set = Large::new(total);
+        self.hashes.clear();
+        for first in (0..total).step_by(CHUNK) {
+            let spaces = &self.spaces;
+            let chunk = first..(first + CHUNK).min(total);
+            self.spans.clear();
+            self.spans
+                .extend(chunk.map(|j| shingle_span(spaces, text.len(), j, k)));
+            self.keys.clear();
+            self.backend.keys(text, &self.spans, &mut self.keys);
+            set.insert(text, first, &self.spans, &self.keys, &mut self.hashes);
+        }
+        self.spans.clear();
+        match set.finish(text) {
+            Some(distinct) => {
+                let signature =
+                    Signature::from_base_hashes_with(&self.hashes, self.params, self.backend);
+                (distinct as u64, signature)
+            }
+            // Two different shingles share a 64-bit key: start over,
+            // comparing strings.
+            None => fallback(text),
         }
     }
 
