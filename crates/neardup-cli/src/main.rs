@@ -3,6 +3,7 @@
 //! Exit status policy lives here, in one place: 0 success, 1 a verify
 //! mismatch, 2 any error.
 
+mod alloc;
 mod args;
 mod compare;
 mod explain;
@@ -22,6 +23,9 @@ use clap::Parser;
 use neardup::Backend;
 
 use args::{Cli, Command};
+
+#[global_allocator]
+static ALLOCATOR: alloc::HugeForLarge = alloc::HugeForLarge;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
