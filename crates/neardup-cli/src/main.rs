@@ -3,7 +3,6 @@
 //! Exit status policy lives here, in one place: 0 success, 1 a verify
 //! mismatch, 2 any error.
 
-mod alloc;
 mod args;
 mod compare;
 mod explain;
@@ -23,9 +22,6 @@ use clap::Parser;
 use neardup::Backend;
 
 use args::{Cli, Command};
-
-#[global_allocator]
-static ALLOCATOR: alloc::HugeForLarge = alloc::HugeForLarge;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
