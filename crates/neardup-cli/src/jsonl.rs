@@ -276,6 +276,25 @@ pub fn pipeline<T: Send>(
     name: &str,
     max_line: u64,
     work: impl Fn(&Line) -> Result<T> + Sync,
+    consume: impl FnMut(&Line, T) -> Result<()>,
+) -> Result<()> {
+    let work = |_: &mut (), lines: &[Line]| lines.iter().map(&work).collect();
+    pipeline_chunks(reader, name, max_line, || (), work, consume)
+}
+
+/// Lines go to a worker this many at a time, so that the worker can treat
+/// them as one batch (`neardup sign` hashes their shingles together).
+const CHUNK_LINES: usize = 32;
+
+/// [`pipeline`] with `work` called on up to [`CHUNK_LINES`] lines at a
+/// time, giving one result per line, and a state made by `init` for each
+/// worker task (a [`neardup::Signer`] with its buffers).
+pub fn pipeline_chunks<T: Send, S>(
+    reader: Box<dyn BufRead + Send>,
+    name: &str,
+    max_line: u64,
+    init: impl Fn() -> S + Sync + Send,
+    work: impl Fn(&mut S, &[Line]) -> Vec<Result<T>> + Sync + Send,
     mut consume: impl FnMut(&Line, T) -> Result<()>,
 ) -> Result<()> {
     use anyhow::Context;
@@ -292,8 +311,11 @@ pub fn pipeline<T: Send>(
         for batch in rx {
             let batch = batch
                 .map_err(|e| anyhow::anyhow!("reading '{name}': {}", crate::input::describe(&e)))?;
-            let results: Vec<Result<T>> = batch.par_iter().map(&work).collect();
-            for (line, result) in batch.iter().zip(results) {
+            let results: Vec<Vec<Result<T>>> = batch
+                .par_chunks(CHUNK_LINES)
+                .map_init(&init, |state, lines| work(state, lines))
+                .collect();
+            for (line, result) in batch.iter().zip(results.into_iter().flatten()) {
                 consume(line, result.with_context(|| format!("'{name}'"))?)?;
             }
         }

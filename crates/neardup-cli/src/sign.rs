@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use neardup::{Backend, Fingerprint, Params, SignatureRecord};
+use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
 
 use crate::args::SignArgs;
 use crate::format::Columns;
@@ -63,21 +63,36 @@ fn sign_jsonl(
     let bar = progress::bytes(source.total, args.batch.quiet);
     let name = display_name(path);
 
-    let sign_one = |l: &Line| -> Result<String> {
-        let doc = fields.parse(l)?;
-        let mut out = String::with_capacity(160 + 8 * params.n());
-        let fp = Fingerprint::of_with(&doc.text, params, backend);
-        SignatureRecord::write(&mut out, "id", &doc.id, &fp);
-        Ok(out)
+    // Each worker signs a chunk of lines as one batch; a line that does
+    // not parse keeps its error, in its place.
+    let sign_chunk = |signer: &mut Signer, lines: &[Line]| -> Vec<Result<String>> {
+        let docs: Vec<Result<jsonl::Doc>> = lines.iter().map(|l| fields.parse(l)).collect();
+        let texts = docs
+            .iter()
+            .filter_map(|d| d.as_ref().ok())
+            .map(|d| &*d.text);
+        let mut fps = signer.sign_all(texts).into_iter();
+        docs.into_iter()
+            .map(|doc| {
+                let doc = doc?;
+                let fp = fps.next().expect("one fingerprint per text");
+                let mut out = String::with_capacity(160 + 8 * params.n());
+                SignatureRecord::write(&mut out, "id", &doc.id, &fp);
+                Ok(out)
+            })
+            .collect()
     };
 
     let (mut docs, mut bytes) = (0u64, 0u64);
     pool.install(|| {
-        jsonl::pipeline(
+        let signer = || Signer::new(params, backend);
+        let max_line = args.input.max_size;
+        jsonl::pipeline_chunks(
             source.lines,
             &name,
-            args.input.max_size,
-            sign_one,
+            max_line,
+            signer,
+            sign_chunk,
             |l, out| {
                 sink.write(out.as_bytes())?;
                 docs += 1;

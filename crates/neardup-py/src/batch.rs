@@ -1,7 +1,7 @@
 //! `neardup.sign_batch` and `neardup.SignatureBatch`: many documents signed
 //! on all cores, into numpy arrays.
 
-use neardup::{Digest, Params, Signature};
+use neardup::{Backend, Digest, Params, Signature, Signer};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyValueError};
@@ -208,23 +208,39 @@ pub fn sign_all(
     })
 }
 
-/// Signs `docs` (documents `first..`) in parallel. The error names the
-/// first document that is not UTF-8 (only an arrow array can hold one).
+/// Signs `docs` (documents `first..`) in parallel, a few dozen at a time
+/// through one [`Signer`] each, which hashes their shingles together. The
+/// error names the first document that is not UTF-8 (only an arrow array
+/// can hold one).
 fn sign_chunk(
     name: &str,
     first: usize,
     docs: &[&[u8]],
     params: Params,
 ) -> Result<Vec<neardup::Fingerprint>, String> {
-    let signed: Vec<Result<neardup::Fingerprint, String>> = docs
-        .par_iter()
+    const PER_TASK: usize = 32;
+    let signed: Vec<Result<Vec<neardup::Fingerprint>, String>> = docs
+        .par_chunks(PER_TASK)
         .enumerate()
-        .map(|(i, bytes)| {
-            as_str(bytes, format_args!("{name}[{}]", first + i))
-                .map(|t| neardup::Fingerprint::of(t, params))
-        })
+        .map_init(
+            || Signer::new(params, Backend::detect()),
+            |signer, (c, chunk)| {
+                let texts = chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, bytes)| {
+                        as_str(bytes, format_args!("{name}[{}]", first + c * PER_TASK + i))
+                    })
+                    .collect::<Result<Vec<&str>, String>>()?;
+                Ok(signer.sign_all(texts))
+            },
+        )
         .collect();
-    signed.into_iter().collect()
+    let mut out = Vec::with_capacity(docs.len());
+    for chunk in signed {
+        out.extend(chunk?);
+    }
+    Ok(out)
 }
 
 /// The batch's columns as they fill up, chunk by chunk.

@@ -10,8 +10,10 @@
 //! - `avx2.rs`: the portable minimum loop compiled for AVX2;
 //! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, four messages
 //!   interleaved, with the AVX2 minimum loop;
-//! - `avx512.rs`: SHA-256 in 16 AVX-512 lanes (`multibuffer.rs`) and a
-//!   16-wide minimum loop.
+//! - `avx512.rs`: SHA-256 in the 16 lanes of AVX-512 registers, written
+//!   with intrinsics, and a 16-wide minimum loop.
+//!
+//! `sha256.rs` holds the constants and padding the last two share.
 //!
 //! A [`Backend`] is a value, never process-wide state: whoever signs passes
 //! one in (the convenience entry points take [`Backend::detect`]). It can
@@ -23,9 +25,9 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-#[cfg(target_arch = "x86_64")]
-mod multibuffer;
 mod portable;
+#[cfg(target_arch = "x86_64")]
+mod sha256;
 #[cfg(target_arch = "x86_64")]
 mod sha_ni;
 
@@ -57,8 +59,12 @@ enum Kind {
     Avx2,
     #[cfg(target_arch = "x86_64")]
     ShaNi,
+    /// With AVX-512 VBMI2 (Ice Lake and later), whose byte compress
+    /// instruction normalizes 64 ASCII bytes at a time, or without.
     #[cfg(target_arch = "x86_64")]
-    Avx512,
+    Avx512 {
+        vbmi2: bool,
+    },
 }
 
 impl Backend {
@@ -111,12 +117,13 @@ impl Backend {
         None
     }
 
-    /// x86-64 AVX-512F: 16 messages hashed side by side, 16-wide minimum.
-    /// `None` when the CPU lacks AVX-512F.
+    /// x86-64 AVX-512F and AVX-512BW: 16 messages hashed side by side,
+    /// 16-wide minimum. `None` when the CPU lacks either.
     pub fn avx512() -> Option<Backend> {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") {
-            return Some(Backend(Kind::Avx512));
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+            let vbmi2 = std::is_x86_feature_detected!("avx512vbmi2");
+            return Some(Backend(Kind::Avx512 { vbmi2 }));
         }
         None
     }
@@ -156,7 +163,39 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Kind::ShaNi => "sha-ni",
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => "avx512",
+            Kind::Avx512 { .. } => "avx512",
+        }
+    }
+
+    /// Appends the normalized `text` (SPEC §1) to `out`.
+    #[allow(unsafe_code)]
+    pub(crate) fn normalize_into(self, text: &str, out: &mut Vec<u8>) {
+        use crate::normalize::{no_ascii_block, normalize_into_with};
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 { vbmi2: true } => {
+                // SAFETY: `avx512::normalize_into` needs AVX-512F, BW and
+                // VBMI2. A `Kind::Avx512 { vbmi2: true }` is built only by
+                // `Backend::avx512`, after it checked all three at run time.
+                unsafe { avx512::normalize_into(text, out) }
+            }
+            _ => normalize_into_with(text, out, no_ascii_block),
+        }
+    }
+
+    /// Appends to `out` the position of every space of `text`, in order:
+    /// the word boundaries of a normalized text.
+    #[allow(unsafe_code)]
+    pub(crate) fn spaces(self, text: &[u8], out: &mut Vec<u32>) {
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 { .. } => {
+                // SAFETY: `avx512::spaces` needs AVX-512F and AVX-512BW. A
+                // `Kind::Avx512` is built only by `Backend::avx512`, after
+                // it checked both at run time.
+                unsafe { avx512::spaces(text, out) }
+            }
+            _ => portable::spaces(text, out),
         }
     }
 
@@ -177,10 +216,10 @@ impl Backend {
                 unsafe { sha_ni::keys(text, spans, out) }
             }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: `avx512::keys` needs AVX-512F. A `Kind::Avx512` is
-                // built only by `Backend::avx512`, after it checked AVX-512F
-                // at run time.
+            Kind::Avx512 { .. } => {
+                // SAFETY: `avx512::keys` needs AVX-512F and AVX-512BW. A
+                // `Kind::Avx512` is built only by `Backend::avx512`, after
+                // it checked both at run time.
                 unsafe { avx512::keys(text, spans, out) }
             }
         }
@@ -199,14 +238,30 @@ impl Backend {
                 unsafe { avx2::min_slots(hashes, a, b, slots) }
             }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => {
-                // SAFETY: `avx512::min_slots` needs AVX-512F. A
-                // `Kind::Avx512` is built only by `Backend::avx512`, after
-                // it checked AVX-512F at run time.
+            Kind::Avx512 { .. } => {
+                // SAFETY: `avx512::min_slots` needs AVX-512F and
+                // AVX-512BW. A `Kind::Avx512` is built only by
+                // `Backend::avx512`, after it checked both at run time.
                 unsafe { avx512::min_slots(hashes, a, b, slots) }
             }
         }
     }
+}
+
+/// Asks the CPU to start loading the cache line of `at`, for a table
+/// probed at random: a hint, which never faults whatever the address, and
+/// nothing where there is no such instruction.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn prefetch<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64, and a prefetch accesses no memory
+    // architecturally: it cannot fault, even on an invalid address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// The fastest backend this CPU can run, [`Backend::detect`].
@@ -249,15 +304,16 @@ mod tests {
 
     #[test]
     fn every_backend_gives_the_reference_keys_and_minimum() {
-        let text: Vec<u8> = (0..300).map(|i| b'a' + (i % 26) as u8).collect();
+        let text: Vec<u8> = (0..400).map(|i| b'a' + (i % 26) as u8).collect();
         // Every length at several offsets, including spans that end at the
-        // text's end, where no full window can be read.
-        // Under Miri, where the portable backend is the only one, a sample
-        // of the lengths keeps this to minutes.
+        // text's end, where no full window can be read: one to four blocks
+        // (lanes) and longer (one at a time). Under Miri, where the portable
+        // backend is the only one, a sample of the lengths keeps this to
+        // minutes.
         let step = if cfg!(miri) { 13 } else { 1 };
         let mut spans = Vec::new();
-        for len in (0..=200).step_by(step) {
-            for start in [0, 1, 37, 300 - len] {
+        for len in (0..=300).step_by(step) {
+            for start in [0, 1, 37, 400 - len] {
                 spans.push((start, start + len));
             }
         }
@@ -293,6 +349,44 @@ mod tests {
             let mut slots = vec![u32::MAX; 256];
             b.min_slots(&hashes, &perm.a, &perm.b, &mut slots);
             assert_eq!(slots, want_slots, "{b:?}");
+            // Spaces at every position relative to 64-byte blocks, runs
+            // of them, and tails of every length.
+            let spaced: Vec<u8> = (0..300u32)
+                .map(|i| {
+                    if (i * i + i / 7) % 5 == 0 || (130..140).contains(&i) {
+                        b' '
+                    } else {
+                        b'x'
+                    }
+                })
+                .collect();
+            for end in (0..=300).step_by(7).chain([63, 64, 65, 128, 299]) {
+                let mut want = vec![9];
+                portable::spaces(&spaced[..end], &mut want);
+                let mut got = vec![9];
+                b.spaces(&spaced[..end], &mut got);
+                assert_eq!(got, want, "{b:?} end={end}");
+            }
+        }
+    }
+
+    /// Prints ns per hash of the 128-slot minimum for each backend. A
+    /// measurement, not a check.
+    #[test]
+    #[ignore = "a measurement: cargo test --release -p neardup min_speed -- --ignored --nocapture"]
+    fn min_speed() {
+        let hashes: Vec<u32> = (0..1_000_000u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9))
+            .collect();
+        let perm = crate::permutations();
+        for b in Backend::supported() {
+            let mut slots = vec![u32::MAX; 128];
+            let t = std::time::Instant::now();
+            for chunk in hashes.chunks(700) {
+                b.min_slots(chunk, &perm.a[..128], &perm.b[..128], &mut slots);
+            }
+            let ns = t.elapsed().as_nanos() as f64 / hashes.len() as f64;
+            eprintln!("{:9} {ns:.2} ns/hash ({})", b.name(), slots[0]);
         }
     }
 

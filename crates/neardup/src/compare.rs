@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::{normalize, Backend, Doc, Error, Fingerprint, Params, Receipt, ShingleSet};
+use crate::{normalize_with, Backend, Doc, Error, Fingerprint, Params, Receipt, ShingleSet};
 
 /// The result of comparing two texts.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ pub fn compare(a: &str, b: &str, params: Params) -> Comparison {
 
 /// [`compare`] on a chosen backend.
 pub fn compare_with(a: &str, b: &str, params: Params, backend: Backend) -> Comparison {
-    let (na, nb) = (normalize(a), normalize(b));
+    let (na, nb) = (normalize_with(a, backend), normalize_with(b, backend));
     let (sa, sb) = (
         ShingleSet::with_backend(&na, params.k(), backend),
         ShingleSet::with_backend(&nb, params.k(), backend),

@@ -59,15 +59,29 @@ impl serde::Serialize for Digest {
     }
 }
 
-impl fmt::Display for Digest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Digest {
+    /// The 64 lowercase hex digits.
+    fn hex(&self) -> [u8; 64] {
         let mut buf = [0u8; 64];
         for (i, byte) in self.0.iter().enumerate() {
             buf[2 * i] = HEX[usize::from(byte >> 4)];
             buf[2 * i + 1] = HEX[usize::from(byte & 15)];
         }
+        buf
+    }
+
+    /// Appends the 64 hex digits to `out`: [`Digest`]'s `Display` without
+    /// the formatting machinery, for output written per document.
+    pub fn write_hex(&self, out: &mut String) {
         // The buffer holds ASCII hex digits only.
-        f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+        out.push_str(std::str::from_utf8(&self.hex()).unwrap_or_default());
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The buffer holds ASCII hex digits only.
+        f.write_str(std::str::from_utf8(&self.hex()).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -85,6 +99,9 @@ mod tests {
     fn hex_round_trip() {
         let d = Digest::of(b"abc");
         assert_eq!(Digest::from_hex(&d.to_string()), Ok(d));
+        let mut out = "x".to_owned();
+        d.write_hex(&mut out);
+        assert_eq!(out, format!("x{d}"));
     }
 
     #[test]

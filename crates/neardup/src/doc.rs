@@ -1,6 +1,6 @@
 //! One document, owned: what a binding holds between calls.
 
-use crate::{normalize, Backend, Error, Fingerprint, Params, ShingleSet};
+use crate::{normalize_with, Backend, Error, Fingerprint, Params, ShingleSet};
 
 /// A document reduced once and kept: its normalized text, its distinct
 /// shingle set and its fingerprint, all made with one [`Params`].
@@ -32,7 +32,7 @@ impl Doc {
 
     /// [`Doc::new`] on a chosen backend.
     pub fn with_backend(text: &str, params: Params, backend: Backend) -> Doc {
-        Doc::from_normalized(normalize(text), params, backend)
+        Doc::from_normalized(normalize_with(text, backend), params, backend)
     }
 
     /// The document of an already normalized text (SPEC §1's output; a

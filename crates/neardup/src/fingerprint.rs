@@ -1,6 +1,6 @@
 //! What a receipt needs to know about one document.
 
-use crate::{normalize, Backend, Digest, Params, ShingleSet, Signature};
+use crate::{Backend, Digest, Params, ShingleSet, Signature, Signer};
 
 /// One document reduced to what SPEC §9 records of it: the hash of its
 /// normalized text, its distinct shingle count and its signature.
@@ -36,14 +36,10 @@ impl Fingerprint {
         Fingerprint::of_with(text, params, Backend::detect())
     }
 
-    /// [`Fingerprint::of`] on a chosen backend.
+    /// [`Fingerprint::of`] on a chosen backend. To sign many texts, a
+    /// [`Signer`] keeps its buffers between them and is faster.
     pub fn of_with(text: &str, params: Params, backend: Backend) -> Fingerprint {
-        let normalized = normalize(text);
-        Fingerprint::of_set(
-            &normalized,
-            &ShingleSet::with_backend(&normalized, params.k(), backend),
-            params,
-        )
+        Signer::new(params, backend).sign(text)
     }
 
     /// The fingerprint of an already normalized text whose shingle set the

@@ -1,9 +1,11 @@
 #![doc = include_str!("../README.md")]
 // `unsafe` is allowed only in `backend.rs`'s dispatch, to call the backend
-// compiled for CPU features that its constructor checked at run time.
+// compiled for CPU features that its constructor checked at run time, and
+// in the AVX-512 backend's register loads and stores.
 #![deny(unsafe_code)]
 
 // The spec pipeline (SPEC §1–§10), one module a step.
+mod distinct;
 pub mod normalize;
 mod params;
 mod permutation;
@@ -12,7 +14,7 @@ pub mod shingle;
 mod signature;
 mod verdict;
 
-pub use normalize::{normalize, UNICODE_VERSION};
+pub use normalize::{normalize, normalize_with, UNICODE_VERSION};
 pub use params::Params;
 pub use permutation::{permutations, Permutations, MAX_PERMUTATIONS};
 pub use receipt::{DocumentDigest, Mismatch, Receipt, Verification, ALGORITHM};
@@ -26,6 +28,7 @@ mod digest;
 mod doc;
 mod fingerprint;
 mod record;
+mod signer;
 mod text;
 
 pub use compare::{compare, compare_with, Comparison, Estimate, Report};
@@ -33,6 +36,7 @@ pub use digest::Digest;
 pub use doc::Doc;
 pub use fingerprint::Fingerprint;
 pub use record::SignatureRecord;
+pub use signer::Signer;
 pub use text::decode;
 
 // The corpus: the scan algorithm and its parts.

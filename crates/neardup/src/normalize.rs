@@ -1,5 +1,7 @@
 //! Lowercase, then collapse whitespace (SPEC §1).
 
+use crate::Backend;
+
 /// The Unicode version whose character data (lowercase mappings, `Cased`,
 /// `Case_Ignorable`) SPEC v1 pins.
 pub const UNICODE_VERSION: (u8, u8, u8) = (17, 0, 0);
@@ -55,11 +57,57 @@ pub fn is_whitespace(c: char) -> bool {
 /// assert_eq!(normalize("ΑΣ Β"), "ας β");
 /// ```
 pub fn normalize(text: &str) -> String {
+    normalize_with(text, Backend::detect())
+}
+
+/// [`normalize`] on a chosen backend (they differ only in speed).
+pub fn normalize_with(text: &str, backend: Backend) -> String {
+    let mut out = Vec::new();
+    backend.normalize_into(text, &mut out);
+    // Built from whole characters of a `str` only, so this never fails.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends [`normalize`]`(text)` to `out`, taking the 64 bytes at a time
+/// that `ascii` handles (see [`AsciiBlock`]) and everything else one
+/// character, or eight ASCII bytes, at a time. Backends with a vector
+/// instruction set pass their `ascii`; the portable one passes
+/// [`no_ascii_block`].
+///
+/// `inline(always)`, so that each backend's copy is compiled with its
+/// target features.
+#[inline(always)]
+pub(crate) fn normalize_into_with(text: &str, out: &mut Vec<u8>, ascii: impl AsciiBlock) {
     // The order is normative: lowercase first, on the whole text, because
     // the Final_Sigma rule looks across characters that the whitespace
     // collapse removes. The fused pass keeps that order (see `sigma`); when
     // it cannot, the two steps run one after the other.
-    fused(text).unwrap_or_else(|| collapse(&text.to_lowercase()))
+    let start = out.len();
+    if fused(text, out, ascii).is_none() {
+        out.truncate(start);
+        out.extend_from_slice(collapse(&text.to_lowercase()).as_bytes());
+    }
+}
+
+/// A backend's step over 64 bytes of ASCII: given the bytes and whether
+/// the byte before them was whitespace, writes their lowercase with every
+/// whitespace run made one space (the first byte dropped if it is
+/// whitespace after whitespace) to the start of `out`, and returns how many
+/// bytes that is and whether the last byte was whitespace. It may write
+/// all 64 bytes of `out`. `None`, having written nothing that counts, when
+/// a byte is not ASCII.
+pub(crate) trait AsciiBlock:
+    Fn(&[u8; 64], &mut [u8; 64], bool) -> Option<(usize, bool)>
+{
+}
+
+impl<F: Fn(&[u8; 64], &mut [u8; 64], bool) -> Option<(usize, bool)>> AsciiBlock for F {}
+
+/// The portable backend's [`AsciiBlock`]: none, so that its eight-byte
+/// steps do all the ASCII.
+#[inline(always)]
+pub(crate) fn no_ascii_block(_: &[u8; 64], _: &mut [u8; 64], _: bool) -> Option<(usize, bool)> {
+    None
 }
 
 /// Lowercase and collapse in one pass: every character but `Σ` lowercases
@@ -68,20 +116,44 @@ pub fn normalize(text: &str) -> String {
 /// checks every code point), so the steps fuse. `None` when a `Σ` has too
 /// little ASCII whitespace around it for [`sigma`] to decide locally.
 ///
-/// ASCII goes eight bytes at a time without branches: every byte is
-/// written (whitespace as a space), and the write position advances unless
-/// the byte is whitespace following whitespace. Branching per byte would
-/// mispredict at every word boundary.
-fn fused(text: &str) -> Option<String> {
+/// Blocks of 64 ASCII bytes go to `ascii`. A block that is not all ASCII,
+/// and the text's tail, go eight bytes at a time where those are ASCII,
+/// without branches: every byte is written (whitespace as a space), and
+/// the write position advances unless the byte is whitespace following
+/// whitespace (branching per byte would mispredict at every word
+/// boundary); and one character at a time elsewhere.
+#[inline(always)]
+fn fused(text: &str, out: &mut Vec<u8>, ascii: impl AsciiBlock) -> Option<()> {
     let bytes = text.as_bytes();
     // Lowercasing can grow a character (İ is 2 bytes, i̇ is 3); the slow
     // path below makes room when it needs more.
-    let mut out = vec![0u8; bytes.len() + 16];
-    let mut o = 0;
+    let start = out.len();
+    out.resize(start + bytes.len() + 16, 0);
+    let mut o = start;
     // Starting "after a space" drops leading whitespace.
     let mut after_space = true;
     let mut i = 0;
+    // Bytes before this go the slow way: their block was not all ASCII.
+    let mut slow_until = 0;
     while i < bytes.len() {
+        if i >= slow_until {
+            if let Some(block) = bytes.get(i..i + 64) {
+                if out.len() < o + 64 {
+                    out.resize(o + 64 + (bytes.len() - i), 0);
+                }
+                let block = <&[u8; 64]>::try_from(block);
+                let to = <&mut [u8; 64]>::try_from(&mut out[o..o + 64]);
+                if let (Ok(block), Ok(to)) = (block, to) {
+                    if let Some((written, space)) = ascii(block, to, after_space) {
+                        o += written;
+                        after_space = space;
+                        i += 64;
+                        continue;
+                    }
+                }
+                slow_until = i + 64;
+            }
+        }
         if let Some(chunk) = bytes.get(i..i + 8) {
             let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0x80; 8]));
             if word & HIGH == 0 {
@@ -134,12 +206,11 @@ fn fused(text: &str) -> Option<String> {
         }
     }
     // At most one space can trail.
-    if o > 0 && out[o - 1] == b' ' {
+    if o > start && out[o - 1] == b' ' {
         o -= 1;
     }
     out.truncate(o);
-    // Built from whole characters only, so this never fails.
-    String::from_utf8(out).ok()
+    Some(())
 }
 
 /// The top bit of every byte of a word.
@@ -231,15 +302,16 @@ mod tests {
             "\u{a0}Ωμέγα ΟΔΟς\u{2028}x",
             "ΟΔΟΣ Σ ΑΣ' ΑΣʰ ΑΣ\u{feff}Β ΣΑ .Σ. ΑΣ\u{345}",
         ] {
+            let mut out = b"kept ".to_vec();
+            assert_eq!(fused(s, &mut out, no_ascii_block), Some(()), "{s:?}");
             assert_eq!(
-                fused(s).as_deref(),
-                Some(collapse(&s.to_lowercase()).as_str()),
-                "{s:?}"
+                out,
+                format!("kept {}", collapse(&s.to_lowercase())).as_bytes()
             );
         }
         // Too far from any ASCII whitespace: the fused pass declines.
         let long = format!("Α{}Σ", "\u{345}".repeat(300));
-        assert_eq!(fused(&long), None);
+        assert_eq!(fused(&long, &mut Vec::new(), no_ascii_block), None);
         assert_eq!(normalize(&long), long.to_lowercase());
         assert_eq!(normalize("\t Mixed  CASE\r\nText "), "mixed case text");
     }
@@ -265,7 +337,40 @@ mod tests {
         }
     }
 
+    /// Mostly ASCII, so that whole 64-byte blocks take a backend's vector
+    /// step, with whitespace runs, capitals and control bytes across block
+    /// edges and, now and then, a character that sends a block the slow way.
+    fn mostly_ascii() -> impl proptest::strategy::Strategy<Value = String> {
+        let part = proptest::sample::select(vec![
+            "word", "Word", "WORD", "x", "AZaz@[`{", " ", "  ", "\t", "\r\n", "\x0b\x0c", "\x08",
+            "\x0e", "\x1f", "\x7f", "~", "0", "é", "Σ", "ΑΣ", "\u{a0}", "\u{3000}", "\u{85}", "İ",
+        ]);
+        let weights = proptest::collection::vec((part, 0u8..4), 0..300);
+        proptest::strategy::Strategy::prop_map(weights, |parts| {
+            parts
+                .into_iter()
+                .map(|(p, n)| {
+                    if p.is_ascii() {
+                        p.repeat(1 + n as usize)
+                    } else {
+                        p.to_owned()
+                    }
+                })
+                .collect()
+        })
+    }
+
     proptest::proptest! {
+        /// Every backend's normalizer is the two steps done literally.
+        #[test]
+        fn every_backend_normalizes_like_two_steps(s in mostly_ascii(), skip in 0usize..64) {
+            let s = &s[s.char_indices().map(|(i, _)| i).find(|&i| i >= skip).unwrap_or(s.len())..];
+            let want = collapse(&s.to_lowercase());
+            for backend in Backend::supported() {
+                proptest::prop_assert_eq!(&normalize_with(s, backend), &want, "{:?}", backend);
+            }
+        }
+
         /// The fused pass agrees with the two steps done literally, on
         /// text dense with Σ and the characters its rule looks at.
         #[test]

@@ -1,8 +1,6 @@
 //! The signature record: one line of `neardup sign`, which `neardup scan`
 //! (and any other engine) reads back instead of signing again.
 
-use std::fmt::Write as _;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -50,6 +48,22 @@ struct Line<'a> {
     signature_sha256: Option<&'a str>,
 }
 
+/// Appends `x` in decimal.
+fn push_decimal(out: &mut String, mut x: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    // ASCII digits only.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
 fn bad(field: &str, problem: String) -> Error {
     Error::MalformedRecord {
         field: field.to_owned(),
@@ -63,19 +77,31 @@ impl SignatureRecord {
     /// by hand: this runs once per document of a corpus, and every value
     /// is a number, a hex string or `null`.
     pub fn write(out: &mut String, key: &str, id: &str, fp: &Fingerprint) {
-        let _ = write!(
-            out,
-            r#"{{"{key}":{id},"k":{},"n":{},"normalized_sha256":"{}","shingles":{},"signature":"#,
-            fp.params.k(),
-            fp.params.n(),
-            fp.normalized_sha256,
-            fp.shingles,
-        );
+        out.push_str("{\"");
+        out.push_str(key);
+        out.push_str("\":");
+        out.push_str(id);
+        out.push_str(",\"k\":");
+        push_decimal(out, fp.params.k() as u64);
+        out.push_str(",\"n\":");
+        push_decimal(out, fp.params.n() as u64);
+        out.push_str(",\"normalized_sha256\":\"");
+        fp.normalized_sha256.write_hex(out);
+        out.push_str("\",\"shingles\":");
+        push_decimal(out, fp.shingles);
+        out.push_str(",\"signature\":");
         match &fp.signature {
             Some(sig) => {
                 out.push('"');
+                let hex = out.len();
                 sig.write_hex(out);
-                let _ = write!(out, r#"","signature_sha256":"{}"}}"#, sig.sha256());
+                // The receipt's signature_sha256 is SHA-256 of exactly
+                // these digits (Signature::sha256), so they are hashed
+                // where they were written instead of made again.
+                let digest = Digest::of(&out.as_bytes()[hex..]);
+                out.push_str("\",\"signature_sha256\":\"");
+                digest.write_hex(out);
+                out.push_str("\"}");
             }
             None => out.push_str(r#"null,"signature_sha256":null}"#),
         }
@@ -187,6 +213,35 @@ impl SignatureRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals() {
+        for x in [0, 7, 10, 99, 100, 12_345, u64::MAX] {
+            let mut out = "x".to_owned();
+            push_decimal(&mut out, x);
+            assert_eq!(out, format!("x{x}"));
+        }
+    }
+
+    /// The line, field by field, as `format!` would write it.
+    #[test]
+    fn the_line_is_exactly_this() {
+        let p = Params::new(3, 16).unwrap();
+        for text in ["one two three four five six seven", "short"] {
+            let fp = Fingerprint::of(text, p);
+            let mut out = String::new();
+            SignatureRecord::write(&mut out, "id", "\"a\\\"b\"", &fp);
+            let sig = match &fp.signature {
+                Some(s) => format!("\"{}\",\"signature_sha256\":\"{}\"", s.to_hex(), s.sha256()),
+                None => "null,\"signature_sha256\":null".to_owned(),
+            };
+            let want = format!(
+                "{{\"id\":\"a\\\"b\",\"k\":3,\"n\":16,\"normalized_sha256\":\"{}\",\"shingles\":{},\"signature\":{sig}}}\n",
+                fp.normalized_sha256, fp.shingles
+            );
+            assert_eq!(out, want);
+        }
+    }
 
     #[test]
     fn records_round_trip_and_refuse_what_does_not_hold_together() {

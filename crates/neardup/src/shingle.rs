@@ -149,7 +149,7 @@ impl<'a> ShingleSet<'a> {
     fn build(normalized: Cow<'a, str>, k: usize, backend: Backend) -> ShingleSet<'a> {
         let text: &str = &normalized;
         let k = k.max(1);
-        let total = shingle_count(text, k);
+        let total = shingle_count(text.as_bytes(), k);
         let bits = (total / PARTITION)
             .max(1)
             .next_power_of_two()
@@ -173,7 +173,7 @@ impl<'a> ShingleSet<'a> {
             }
             spans.clear();
         };
-        for_each_span(text, k, |start, end| {
+        for_each_span(text.as_bytes(), k, |start, end| {
             spans.push((start, end));
             if spans.len() == CHUNK {
                 flush(&mut spans);
@@ -321,32 +321,62 @@ impl<'a> ShingleSet<'a> {
 }
 
 /// The number of shingles (duplicates included) of a normalized text.
-fn shingle_count(normalized: &str, k: usize) -> usize {
+pub(crate) fn shingle_count(normalized: &[u8], k: usize) -> usize {
     if normalized.is_empty() {
         return 0;
     }
-    let words = memchr::memchr_iter(b' ', normalized.as_bytes()).count() + 1;
+    let words = memchr::memchr_iter(b' ', normalized).count() + 1;
     (words + 1).saturating_sub(k)
 }
 
 /// Calls `f(start, end)` for the byte span of every shingle, in order: the
-/// fast twin of [`shingles`], finding word boundaries with `memchr`.
-fn for_each_span(normalized: &str, k: usize, mut f: impl FnMut(usize, usize)) {
+/// fast twin of [`shingles`], finding word boundaries eight bytes at a time.
+pub(crate) fn for_each_span(normalized: &[u8], k: usize, mut f: impl FnMut(usize, usize)) {
     if normalized.is_empty() {
         return;
     }
+    // The starts of the last `k` words, in a ring; `next` is the oldest,
+    // the one to overwrite (wrapped by a compare: `% k` divides, and a
+    // division per word cost more than finding the words).
     let mut ring = vec![0usize; k];
-    let mut seen = 0usize;
-    let mut start = 0usize;
-    let ends =
-        memchr::memchr_iter(b' ', normalized.as_bytes()).chain(std::iter::once(normalized.len()));
-    for end in ends {
-        ring[seen % k] = start;
+    let (mut next, mut seen, mut start) = (0usize, 0usize, 0usize);
+    let mut word_end = |end: usize| {
+        ring[next] = start;
+        next += 1;
+        if next == k {
+            next = 0;
+        }
         seen += 1;
         if seen >= k {
-            f(ring[seen % k], end);
+            f(ring[next], end);
         }
         start = end + 1;
+    };
+    for_each_space(normalized, &mut word_end);
+    word_end(normalized.len());
+}
+
+/// Calls `f(i)` for every space `text[i]`, in order. Words are short, so
+/// `memchr`, made for rare hits, would stop at nearly every call; here a
+/// word of eight bytes becomes a mask of its spaces (SWAR: a byte XOR ' ' is
+/// zero exactly at a space) and the mask's bits are visited.
+fn for_each_space(text: &[u8], mut f: impl FnMut(usize)) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut words = text.chunks_exact(8);
+    for (w, word) in (&mut words).enumerate() {
+        let x = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) ^ 0x2020_2020_2020_2020;
+        // High bit of each byte set where that byte of x is zero.
+        let mut spaces = !(((x & LOW7) + LOW7) | x | LOW7);
+        while spaces != 0 {
+            f(8 * w + spaces.trailing_zeros() as usize / 8);
+            spaces &= spaces - 1;
+        }
+    }
+    let base = text.len() - words.remainder().len();
+    for (i, &b) in words.remainder().iter().enumerate() {
+        if b == b' ' {
+            f(base + i);
+        }
     }
 }
 
@@ -403,16 +433,17 @@ mod tests {
             "a b c d e f",
             "ab cd ab cd ab",
             "ας βγ δ ας βγ",
+            "a ! \u{a0}\u{a0} bc defgh ijklmnop qrstuvwx yz 0 12345678 9 ~ \u{7f}",
         ] {
             for k in 1..5 {
                 let mut fast = Vec::new();
-                for_each_span(text, k, |s, e| fast.push(&text[s..e]));
+                for_each_span(text.as_bytes(), k, |s, e| fast.push(&text[s..e]));
                 assert_eq!(
                     fast,
                     shingles(text, k).collect::<Vec<_>>(),
                     "{text:?} k={k}"
                 );
-                assert_eq!(shingle_count(text, k), fast.len());
+                assert_eq!(shingle_count(text.as_bytes(), k), fast.len());
             }
         }
     }

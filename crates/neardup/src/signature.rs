@@ -4,8 +4,7 @@ use std::fmt;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::digest::HEX;
-use crate::{permutations, Backend, Digest, Error, Params};
+use crate::{permutations, Backend, Digest, Error, Params, MAX_PERMUTATIONS};
 
 /// `h0(s)`: the first 4 bytes of SHA-256 of `s`, big-endian (SPEC §3).
 ///
@@ -85,12 +84,12 @@ impl Signature {
 
     /// Appends [`Signature::to_hex`] to `out`, without a string of its own.
     pub fn write_hex(&self, out: &mut String) {
-        out.reserve(8 * self.0.len());
-        for slot in self.0.iter() {
-            for shift in (0..8).rev() {
-                out.push(char::from(HEX[((slot >> (4 * shift)) & 15) as usize]));
-            }
+        let mut buf = [0u8; 8 * MAX_PERMUTATIONS];
+        for (slot, digits) in self.0.iter().zip(buf.chunks_exact_mut(8)) {
+            digits.copy_from_slice(&hex8(*slot));
         }
+        // The buffer holds ASCII hex digits only.
+        out.push_str(std::str::from_utf8(&buf[..8 * self.0.len()]).unwrap_or_default());
     }
 
     /// Parses a signature hex string: `8·N` lowercase hex digits.
@@ -138,6 +137,18 @@ impl Signature {
     }
 }
 
+/// The 8 lowercase hex digits of `x`, most significant first, computed on
+/// all eight at once: the nibbles are spread one per byte, then each byte
+/// becomes `'0' + nibble`, plus `'a' - '0' - 10` where the nibble is over 9.
+fn hex8(x: u32) -> [u8; 8] {
+    let x = u64::from(x);
+    let s = (x & 0xffff_0000) << 16 | (x & 0xffff);
+    let s = (s & 0x0000_ff00_0000_ff00) << 8 | (s & 0x0000_00ff_0000_00ff);
+    let s = (s & 0x00f0_00f0_00f0_00f0) << 4 | (s & 0x000f_000f_000f_000f);
+    let over_nine = ((s + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    (s + 0x3030_3030_3030_3030 + over_nine * u64::from(b'a' - b'0' - 10)).to_be_bytes()
+}
+
 impl fmt::Debug for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Signature({})", self.to_hex())
@@ -162,6 +173,25 @@ mod tests {
             Signature::from_hex("00000000").unwrap_err().to_string(),
             "a signature must have 16..=256 slots, got 1"
         );
+    }
+
+    #[test]
+    fn hex8_is_lowercase_hex() {
+        for x in [
+            0,
+            9,
+            10,
+            15,
+            0x0123_4567,
+            0x89ab_cdef,
+            0xa0b0_c0d0,
+            u32::MAX,
+        ] {
+            assert_eq!(hex8(x), format!("{x:08x}").as_bytes(), "{x:#x}");
+        }
+        for x in (0..=u32::MAX).step_by(65_537) {
+            assert_eq!(hex8(x), format!("{x:08x}").as_bytes(), "{x:#x}");
+        }
     }
 
     #[test]

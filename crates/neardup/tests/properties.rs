@@ -1,6 +1,12 @@
 //! Invariants that must hold for every input, checked with proptest.
 
-use neardup::{compare, normalize, Backend, Fingerprint, Params, Receipt, Verdict};
+use std::collections::BTreeSet;
+
+use neardup::shingle::shingles;
+use neardup::{
+    compare, h0, normalize, Backend, Digest, Doc, Fingerprint, Params, Receipt, Signature, Signer,
+    Verdict,
+};
 use proptest::prelude::*;
 
 /// Text built from a small vocabulary, so that random pairs share shingles,
@@ -59,7 +65,49 @@ fn any_params() -> impl Strategy<Value = Params> {
     (prop_oneof![1u64..=8, 1u64..=64], 16u64..=256).prop_map(|(k, n)| Params::new(k, n).unwrap())
 }
 
+/// SPEC §1–§6 read literally: a set of shingle strings, `h0` of each, and
+/// the portable minimum. No code of the fast paths but the normalizer.
+fn reference(text: &str, p: Params) -> Fingerprint {
+    let normalized = normalize(text);
+    let distinct: BTreeSet<&str> = shingles(&normalized, p.k()).collect();
+    let hashes: Vec<u32> = distinct.iter().map(|s| h0(s)).collect();
+    Fingerprint {
+        params: p,
+        normalized_sha256: Digest::of(normalized.as_bytes()),
+        shingles: distinct.len() as u64,
+        signature: Signature::from_base_hashes_with(&hashes, p, Backend::portable()),
+    }
+}
+
 proptest! {
+    #[test]
+    fn the_portable_backend_signs_like_the_spec(t in unicode_text(), p in any_params()) {
+        prop_assert_eq!(Fingerprint::of_with(&t, p, Backend::portable()), reference(&t, p));
+    }
+
+    /// Batches hash the shingles of several documents together: each
+    /// document must still get exactly its own fingerprint, on every
+    /// backend, from a signer used more than once, and the same as the
+    /// `Doc` path (shingle sets) gives.
+    #[test]
+    fn batches_sign_each_document_like_one_alone(
+        texts in prop::collection::vec(unicode_text(), 0..12),
+        p in any_params(),
+    ) {
+        let want: Vec<Fingerprint> = texts.iter().map(|t| reference(t, p)).collect();
+        for backend in Backend::supported() {
+            let mut signer = Signer::new(p, backend);
+            let (first, rest) = texts.split_at(texts.len() / 2);
+            let mut got = signer.sign_all(first.iter().map(String::as_str));
+            got.extend(signer.sign_all(rest.iter().map(String::as_str)));
+            prop_assert_eq!(&got, &want, "{:?}", backend);
+            for (t, w) in texts.iter().zip(&want) {
+                let doc = Doc::with_backend(t, p, backend);
+                prop_assert_eq!(doc.fingerprint(), w, "{:?}", backend);
+            }
+        }
+    }
+
     #[test]
     fn every_backend_signs_like_the_portable_one(t in unicode_text(), p in any_params()) {
         let want = Fingerprint::of_with(&t, p, Backend::portable());

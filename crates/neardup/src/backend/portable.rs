@@ -17,6 +17,12 @@ pub fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
     out.extend(spans.iter().map(|&(s, e)| key_one(&text[s..e])));
 }
 
+/// Appends to `out` the position of every space of `text`, in order.
+pub fn spaces(text: &[u8], out: &mut Vec<u32>) {
+    let at = text.iter().enumerate().filter(|&(_, &b)| b == b' ');
+    out.extend(at.map(|(i, _)| i as u32));
+}
+
 /// `slots[i] = min(slots[i], min_h (a[i]·h + b[i]) mod 2³²)` over `hashes`
 /// (SPEC §5).
 ///

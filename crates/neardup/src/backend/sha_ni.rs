@@ -12,8 +12,8 @@
 
 use std::arch::x86_64::*;
 
-use super::multibuffer::{pad, IV, K, MAX_ONE_BLOCK};
 use super::portable::key_one;
+use super::sha256::{pad, IV, K, MAX_ONE_BLOCK};
 
 /// How many messages run interleaved.
 const WAYS: usize = 4;

@@ -1,0 +1,281 @@
+//! Signing documents in batches: the fast path from texts to fingerprints.
+
+use crate::distinct::{self, Distinct, Large};
+use crate::shingle::shingle_count;
+use crate::{Backend, Digest, Fingerprint, Params, ShingleSet, Signature};
+
+/// Signs documents, many at a time, into the [`Fingerprint`]s that
+/// [`Fingerprint::of_with`] gives one by one.
+///
+/// A `Signer` keeps its buffers (the normalized texts, the shingles' spans
+/// and keys, the distinct set's table) from one document to the next, and
+/// hashes the shingles of many small documents in one call to the
+/// backend, so that a 40-word document still fills the 16 lanes of the
+/// AVX-512 SHA-256 instead of leaving most of them idle. A document with
+/// more than [`Signer::LARGE`] shingles is signed on its own, in bounded
+/// memory, as [`ShingleSet`] does.
+///
+/// ```
+/// use neardup::{Backend, Fingerprint, Params, Signer};
+/// let texts = ["one two three four five six", "too short", "one two three four five six"];
+/// let mut signer = Signer::new(Params::DEFAULT, Backend::detect());
+/// let fps = signer.sign_all(texts);
+/// assert_eq!(fps.len(), 3);
+/// assert_eq!(fps[0], Fingerprint::of(texts[0], Params::DEFAULT));
+/// assert!(fps[1].signature.is_none());
+/// assert_eq!(fps[0], fps[2]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Signer {
+    params: Params,
+    backend: Backend,
+    /// The normalized texts of the documents waiting, one after the other.
+    normalized: Vec<u8>,
+    /// The shingles of the documents waiting, as spans of `normalized`.
+    spans: Vec<(usize, usize)>,
+    /// The documents waiting: their digest and where their spans end.
+    waiting: Vec<(Digest, usize)>,
+    /// The positions of one document's spaces.
+    spaces: Vec<u32>,
+    keys: Vec<u64>,
+    distinct: Distinct,
+    first: Vec<u32>,
+    hashes: Vec<u32>,
+}
+
+/// The documents waiting are hashed once they hold this many shingles:
+/// enough to keep the lanes full, few enough that the batch stays in cache.
+const BATCH: usize = 1 << 13;
+
+/// Shingle `j` of a text of `len` bytes whose spaces are at `spaces`: from
+/// the start of word `j` (after space `j - 1`) to the end of word `j + k - 1`
+/// (at space `j + k - 1`, or the text's end).
+fn shingle_span(spaces: &[u32], len: usize, j: usize, k: usize) -> (usize, usize) {
+    let start = if j == 0 {
+        0
+    } else {
+        spaces[j - 1] as usize + 1
+    };
+    let end = spaces.get(j + k - 1).map_or(len, |&s| s as usize);
+    (start, end)
+}
+
+impl Signer {
+    /// A document with more shingles than this is signed on its own.
+    pub const LARGE: usize = 1 << 15;
+
+    /// A signer for `params` on `backend`.
+    pub fn new(params: Params, backend: Backend) -> Signer {
+        Signer {
+            params,
+            backend,
+            normalized: Vec::new(),
+            spans: Vec::new(),
+            waiting: Vec::new(),
+            spaces: Vec::new(),
+            keys: Vec::new(),
+            distinct: Distinct::default(),
+            first: Vec::new(),
+            hashes: Vec::new(),
+        }
+    }
+
+    /// The fingerprint of one text: [`Fingerprint::of_with`].
+    pub fn sign(&mut self, text: &str) -> Fingerprint {
+        let mut out = Vec::with_capacity(1);
+        self.push(text, &mut out);
+        self.flush(&mut out);
+        out.pop().expect("one text signed")
+    }
+
+    /// The fingerprints of `texts`, in order.
+    pub fn sign_all<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> Vec<Fingerprint> {
+        let mut out = Vec::new();
+        for text in texts {
+            self.push(text, &mut out);
+        }
+        self.flush(&mut out);
+        out
+    }
+
+    /// Normalizes `text` and queues its shingles; signs what is queued once
+    /// there is enough of it. Fingerprints go to `out` in input order.
+    fn push(&mut self, text: &str, out: &mut Vec<Fingerprint>) {
+        let start = self.normalized.len();
+        self.backend.normalize_into(text, &mut self.normalized);
+        let normalized = &self.normalized[start..];
+        // Hashed now, while the text is in cache.
+        let digest = Digest::of(normalized);
+        let k = self.params.k();
+        // More than LARGE shingles needs more than LARGE one-byte words
+        // with their spaces, so shorter texts need not be counted.
+        if normalized.len() > 2 * Signer::LARGE && shingle_count(normalized, k) > Signer::LARGE {
+            // Whatever waits comes first, to keep the order.
+            self.flush_before(start, out);
+            let (shingles, signature) = self.sign_large();
+            out.push(Fingerprint {
+                params: self.params,
+                normalized_sha256: digest,
+                shingles,
+                signature,
+            });
+            self.normalized.clear();
+            return;
+        }
+        self.spaces.clear();
+        self.backend.spaces(normalized, &mut self.spaces);
+        let len = normalized.len();
+        let words = if len == 0 { 0 } else { self.spaces.len() + 1 };
+        if words >= k {
+            let spaces = &self.spaces;
+            let shingles = (0..=words - k).map(|j| {
+                let (s, e) = shingle_span(spaces, len, j, k);
+                (start + s, start + e)
+            });
+            self.spans.extend(shingles);
+        }
+        self.waiting.push((digest, self.spans.len()));
+        if self.spans.len() >= BATCH {
+            self.flush(out);
+        }
+    }
+
+    /// The shingle count and signature of the one document in
+    /// `normalized`, a large one: its shingles are hashed a chunk at a time
+    /// and inserted, in text order, into one [`Large`] set, so memory grows
+    /// with the distinct shingles and the text is read in order.
+    fn sign_large(&mut self) -> (u64, Option<Signature>) {
+        const CHUNK: usize = 1 << 12;
+        let (k, text) = (self.params.k(), &self.normalized[..]);
+        let fallback = |text: &[u8]| {
+            let normalized = std::str::from_utf8(text).unwrap_or_default();
+            let set = ShingleSet::with_backend(normalized, k, self.backend);
+            let signature =
+                Signature::from_base_hashes_with(&set.base_hashes(), self.params, self.backend);
+            (set.len() as u64, signature)
+        };
+        // Word positions are u32s; such texts (never seen) take the path
+        // that needs no positions.
+        if text.len() > u32::MAX as usize || text.len() > Large::MAX_TEXT {
+            return fallback(text);
+        }
+        self.spaces.clear();
+        self.backend.spaces(text, &mut self.spaces);
+        let total = (self.spaces.len() + 2).saturating_sub(k);
+        let mut set = Large::new(total);
+        self.hashes.clear();
+        for first in (0..total).step_by(CHUNK) {
+            let spaces = &self.spaces;
+            let chunk = first..(first + CHUNK).min(total);
+            self.spans.clear();
+            self.spans
+                .extend(chunk.map(|j| shingle_span(spaces, text.len(), j, k)));
+            self.keys.clear();
+            self.backend.keys(text, &self.spans, &mut self.keys);
+            set.insert(text, first, &self.spans, &self.keys, &mut self.hashes);
+        }
+        self.spans.clear();
+        match set.finish(text) {
+            Some(distinct) => {
+                let signature =
+                    Signature::from_base_hashes_with(&self.hashes, self.params, self.backend);
+                (distinct as u64, signature)
+            }
+            // Two different shingles share a 64-bit key: start over,
+            // comparing strings.
+            None => fallback(text),
+        }
+    }
+
+    /// Signs the documents waiting, whose texts end at `end` of
+    /// `normalized`, and keeps what follows.
+    fn flush_before(&mut self, end: usize, out: &mut Vec<Fingerprint>) {
+        let rest = self.normalized.split_off(end);
+        self.flush(out);
+        self.normalized = rest;
+    }
+
+    /// Signs every document waiting.
+    fn flush(&mut self, out: &mut Vec<Fingerprint>) {
+        self.keys.clear();
+        self.backend
+            .keys(&self.normalized, &self.spans, &mut self.keys);
+        let mut from = 0;
+        for &(digest, to) in &self.waiting {
+            let (keys, spans) = (&self.keys[from..to], &self.spans[from..to]);
+            let text = |i: usize| {
+                let (s, e) = spans[i];
+                &self.normalized[s..e]
+            };
+            self.first.clear();
+            self.distinct.find(keys, &mut self.first);
+            let claims = self.distinct.claims();
+            if !claims
+                .iter()
+                .all(|&(a, b)| text(a as usize) == text(b as usize))
+            {
+                // Two different shingles share a 64-bit key (never seen,
+                // but possible): redo the document comparing strings.
+                self.first.clear();
+                let text = |i: usize| std::str::from_utf8(text(i)).unwrap_or_default();
+                distinct::exact(keys, text, &mut self.first);
+            }
+            self.hashes.clear();
+            self.hashes
+                .extend(self.first.iter().map(|&i| (keys[i as usize] >> 32) as u32));
+            out.push(Fingerprint {
+                params: self.params,
+                normalized_sha256: digest,
+                shingles: self.hashes.len() as u64,
+                signature: Signature::from_base_hashes_with(
+                    &self.hashes,
+                    self.params,
+                    self.backend,
+                ),
+            });
+            from = to;
+        }
+        self.waiting.clear();
+        self.spans.clear();
+        self.normalized.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Doc;
+
+    /// Documents over [`Signer::LARGE`] shingles take their own path in the
+    /// middle of a batch; the order and every fingerprint must hold.
+    #[test]
+    fn large_documents_among_small_ones() {
+        let big = |seed: usize| -> String {
+            (0..Signer::LARGE + 500)
+                .map(|i| format!("w{}", (i * seed) % 9_973))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let texts = [
+            "one two three four five six".to_owned(),
+            big(7),
+            "".to_owned(),
+            "a b c d e f g".repeat(50),
+            big(13),
+            "Σ too short".to_owned(),
+        ];
+        for backend in Backend::supported() {
+            let p = Params::DEFAULT;
+            let got = Signer::new(p, backend).sign_all(texts.iter().map(String::as_str));
+            let want: Vec<Fingerprint> = texts
+                .iter()
+                .map(|t| {
+                    Doc::with_backend(t, p, Backend::portable())
+                        .fingerprint()
+                        .clone()
+                })
+                .collect();
+            assert_eq!(got, want, "{backend:?}");
+        }
+    }
+}
