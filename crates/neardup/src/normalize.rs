@@ -125,8 +125,10 @@ pub(crate) fn no_ascii_block(_: &[u8; 64], _: &mut [u8; 64], _: bool) -> Option<
 #[inline(always)]
 fn fused(text: &str, out: &mut Vec<u8>, ascii: impl AsciiBlock) -> Option<()> {
     let bytes = text.as_bytes();
-    // Lowercasing can grow a character (İ is 2 bytes, i̇ is 3); the slow
-    // path below makes room when it needs more.
+    // The invariant every write relies on: room for the rest of the input
+    // byte for byte, plus 16. The ASCII paths keep it (one byte out per
+    // byte in, at most); lowercasing can grow a character (Ⱥ is 2 bytes,
+    // ⱥ is 3), so the slow path restores it after each character.
     let start = out.len();
     out.resize(start + bytes.len() + 16, 0);
     let mut o = start;
@@ -138,9 +140,6 @@ fn fused(text: &str, out: &mut Vec<u8>, ascii: impl AsciiBlock) -> Option<()> {
     while i < bytes.len() {
         if i >= slow_until {
             if let Some(block) = bytes.get(i..i + 64) {
-                if out.len() < o + 64 {
-                    out.resize(o + 64 + (bytes.len() - i), 0);
-                }
                 let block = <&[u8; 64]>::try_from(block);
                 let to = <&mut [u8; 64]>::try_from(&mut out[o..o + 64]);
                 if let (Ok(block), Ok(to)) = (block, to) {
@@ -180,7 +179,7 @@ fn fused(text: &str, out: &mut Vec<u8>, ascii: impl AsciiBlock) -> Option<()> {
         }
         let c = text[i..].chars().next().unwrap_or('\u{fffd}');
         i += c.len_utf8();
-        if out.len() < o + 16 {
+        if out.len() < o + 16 + (bytes.len() - i) {
             out.resize(o + 16 + (bytes.len() - i), 0);
         }
         if c.is_ascii() || is_whitespace(c) {
@@ -316,6 +315,25 @@ mod tests {
         assert_eq!(normalize("\t Mixed  CASE\r\nText "), "mixed case text");
     }
 
+    /// Found by the `normalize`, `backends` and `explain` fuzz targets:
+    /// characters whose lowercase is longer (Ⱥ → ⱥ, İ → i̇) used up the
+    /// output's slack one byte at a time, and the ASCII steps after them
+    /// wrote past the end.
+    #[test]
+    fn growing_characters_then_ascii_stay_in_bounds() {
+        for grow in ["Ⱥ", "İ", "Ⱦ", "ȺİΣ "] {
+            for n in [15, 16, 17, 40, 200] {
+                for tail in [7, 8, 63, 64, 65, 300] {
+                    let s = format!("{}{}", grow.repeat(n), "Ab c".repeat(tail).as_str());
+                    let want = collapse(&s.to_lowercase());
+                    for backend in Backend::supported() {
+                        assert_eq!(normalize_with(&s, backend), want, "{backend:?} {n} {tail}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn swar_matches_bytewise() {
         for b in 0u8..0x80 {
@@ -344,6 +362,7 @@ mod tests {
         let part = proptest::sample::select(vec![
             "word", "Word", "WORD", "x", "AZaz@[`{", " ", "  ", "\t", "\r\n", "\x0b\x0c", "\x08",
             "\x0e", "\x1f", "\x7f", "~", "0", "é", "Σ", "ΑΣ", "\u{a0}", "\u{3000}", "\u{85}", "İ",
+            "ȺȺȺȺ",
         ]);
         let weights = proptest::collection::vec((part, 0u8..4), 0..300);
         proptest::strategy::Strategy::prop_map(weights, |parts| {
