@@ -114,7 +114,7 @@ impl Span {
 impl Large {
     /// Texts this long or longer need other means: [`Span`] holds starts
     /// below 2⁴⁰.
-    pub const MAX_TEXT: usize = (1 << 40) - 2;
+    pub const MAX_TEXT: u64 = (1 << 40) - 2;
 
     /// A set for a document of `shingles` shingles.
     pub fn new(shingles: usize) -> Large {

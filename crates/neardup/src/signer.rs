@@ -156,7 +156,7 @@ impl Signer {
         };
         // Word positions are u32s; such texts (never seen) take the path
         // that needs no positions.
-        if text.len() > u32::MAX as usize || text.len() > Large::MAX_TEXT {
+        if text.len() > u32::MAX as usize || text.len() as u64 > Large::MAX_TEXT {
             return fallback(text);
         }
         self.spaces.clear();
