@@ -169,3 +169,15 @@ def test_command_on_two_executor_jvms(cli, files, tmp_path):
     assert "verified pairs" in p.stderr
     for x in OUTPUTS:
         assert out[x].read_text(encoding="utf-8") == want[x], x
+
+
+def test_outputs_get_the_mode_of_a_new_file(tmp_path):
+    # neardup scan's outputs are 0666 less the umask; a mkstemp temporary
+    # renamed into place would leave them 0600.
+    plain = tmp_path / "plain"
+    plain.write_text("x\n")
+    out = tmp_path / "out.jsonl"
+    ns._write_atomically([(out, lambda: iter(["a\n", "b\n"]))])
+    assert out.read_text() == "a\nb\n"
+    assert oct(os.stat(out).st_mode & 0o777) == oct(os.stat(plain).st_mode & 0o777)
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

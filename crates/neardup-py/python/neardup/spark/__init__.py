@@ -40,8 +40,8 @@ Command line (``python -m neardup.spark --help``)::
 
 import os
 import re
+import secrets
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -670,6 +670,20 @@ class ScanFrames:
         _write_atomically(jobs)
 
 
+def _temp_beside(folder, name):
+    """A new temporary in ``folder``, opened for writing. Unlike
+    ``tempfile.mkstemp`` (always 0600) it has the mode any new file gets,
+    0666 less the umask, as ``neardup scan``'s outputs do, since it is
+    renamed into the output."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = os.path.join(folder, ".%s.%s.tmp" % (name, secrets.token_hex(6)))
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def _write_atomically(jobs):
     """Writes each ``(path, pieces)`` to a temporary beside its path, then
     renames them all into place once every one is complete, as ``neardup
@@ -683,8 +697,7 @@ def _write_atomically(jobs):
             path = os.fspath(path)
             if path != "-":
                 folder = os.path.dirname(os.path.abspath(path))
-                fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
-                                           suffix=".tmp", dir=folder)
+                fd, tmp = _temp_beside(folder, os.path.basename(path))
                 temps[path] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
         for path, text in jobs:
             path = os.fspath(path)
