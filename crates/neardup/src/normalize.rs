@@ -321,9 +321,16 @@ mod tests {
     /// wrote past the end.
     #[test]
     fn growing_characters_then_ascii_stay_in_bounds() {
+        // Under Miri, one case that overflowed; the portable backend is
+        // its only one.
+        let (counts, tails): (&[usize], &[usize]) = if cfg!(miri) {
+            (&[40], &[65])
+        } else {
+            (&[15, 16, 17, 40, 200], &[7, 8, 63, 64, 65, 300])
+        };
         for grow in ["Ⱥ", "İ", "Ⱦ", "ȺİΣ "] {
-            for n in [15, 16, 17, 40, 200] {
-                for tail in [7, 8, 63, 64, 65, 300] {
+            for &n in counts {
+                for &tail in tails {
                     let s = format!("{}{}", grow.repeat(n), "Ab c".repeat(tail).as_str());
                     let want = collapse(&s.to_lowercase());
                     for backend in Backend::supported() {
