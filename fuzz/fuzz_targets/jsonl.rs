@@ -78,12 +78,22 @@ fuzz_target!(|data: &[u8]| {
         .parse(line)
         .expect("lossy accepts too");
         assert_eq!((&lossy.id, &lossy.text), (&doc.id, &doc.text));
-        // The same document as serde_json reads it.
-        let value: Value = serde_json::from_slice(&line.bytes).expect("accepted line is JSON");
-        assert_eq!(value["text"].as_str(), Some(&*doc.text));
+        // The same document as serde_json reads it. Its `Value` refuses a
+        // lone surrogate escape (`"\ud83c"`) anywhere in the line, and
+        // RFC 8259 leaves such a string's meaning open; the fields neardup
+        // skips are never decoded, so there such a line is accepted (as
+        // Python's json accepts it), and is still JSON.
+        serde_json::from_slice::<serde::de::IgnoredAny>(&line.bytes)
+            .expect("accepted line is JSON");
         let id: Value = serde_json::from_str(&doc.id).expect("the id is JSON");
         assert!(id.is_string() || id.is_number());
-        assert_eq!(value["id"], id);
+        match serde_json::from_slice::<Value>(&line.bytes) {
+            Ok(value) => {
+                assert_eq!(value["text"].as_str(), Some(&*doc.text));
+                assert_eq!(value["id"], id);
+            }
+            Err(_) => assert!(line.bytes.windows(3).any(|w| w == br"\ud" || w == br"\uD")),
+        }
         // Written back, it reads the same.
         let again = format!(
             "{{\"id\":{},\"text\":{}}}",
