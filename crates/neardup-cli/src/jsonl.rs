@@ -287,9 +287,10 @@ pub fn pipeline<T: Send>(
 const CHUNK_LINES: usize = 32;
 
 /// [`pipeline`] with `work` called on up to [`CHUNK_LINES`] lines at a
-/// time, giving one result per line, and a state made by `init` for each
-/// worker task (a [`neardup::Signer`] with its buffers).
-pub fn pipeline_chunks<T: Send, S>(
+/// time, giving one result per line, and a state made by `init` once per
+/// worker thread and kept for the whole stream (a [`neardup::Signer`]
+/// whose buffers, once grown, serve every later batch).
+pub fn pipeline_chunks<T: Send, S: Send>(
     reader: Box<dyn BufRead + Send>,
     name: &str,
     max_line: u64,
@@ -308,13 +309,20 @@ pub fn pipeline_chunks<T: Send, S>(
                 }
             }
         });
+        // One state per worker thread: a thread only ever locks its own,
+        // and `work` never waits on the pool, so no lock is contended.
+        let states: Vec<std::sync::Mutex<Option<S>>> = (0..rayon::current_num_threads())
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
+        let run = |lines: &[Line]| {
+            let i = rayon::current_thread_index().unwrap_or(0) % states.len();
+            let mut state = states[i].lock().unwrap_or_else(|e| e.into_inner());
+            work(state.get_or_insert_with(&init), lines)
+        };
         for batch in rx {
             let batch = batch
                 .map_err(|e| anyhow::anyhow!("reading '{name}': {}", crate::input::describe(&e)))?;
-            let results: Vec<Vec<Result<T>>> = batch
-                .par_chunks(CHUNK_LINES)
-                .map_init(&init, |state, lines| work(state, lines))
-                .collect();
+            let results: Vec<Vec<Result<T>>> = batch.par_chunks(CHUNK_LINES).map(run).collect();
             for (line, result) in batch.iter().zip(results.into_iter().flatten()) {
                 consume(line, result.with_context(|| format!("'{name}'"))?)?;
             }

@@ -110,9 +110,10 @@ impl Signer {
         // More than LARGE shingles needs more than LARGE one-byte words
         // with their spaces, so shorter texts need not be counted.
         if normalized.len() > 2 * Signer::LARGE && shingle_count(normalized, k) > Signer::LARGE {
-            // Whatever waits comes first, to keep the order.
-            self.flush_before(start, out);
-            let (shingles, signature) = self.sign_large();
+            // Whatever waits comes first, to keep the order; the large
+            // text stays where it is (moving it would copy it whole).
+            self.sign_waiting(out);
+            let (shingles, signature) = self.sign_large(start);
             out.push(Fingerprint {
                 params: self.params,
                 normalized_sha256: digest,
@@ -141,12 +142,12 @@ impl Signer {
     }
 
     /// The shingle count and signature of the one document in
-    /// `normalized`, a large one: its shingles are hashed a chunk at a time
+    /// `normalized` from `start` on, a large one: its shingles are hashed a chunk at a time
     /// and inserted, in text order, into one [`Large`] set, so memory grows
     /// with the distinct shingles and the text is read in order.
-    fn sign_large(&mut self) -> (u64, Option<Signature>) {
+    fn sign_large(&mut self, start: usize) -> (u64, Option<Signature>) {
         const CHUNK: usize = 1 << 12;
-        let (k, text) = (self.params.k(), &self.normalized[..]);
+        let (k, text) = (self.params.k(), &self.normalized[start..]);
         let fallback = |text: &[u8]| {
             let normalized = std::str::from_utf8(text).unwrap_or_default();
             let set = ShingleSet::with_backend(normalized, k, self.backend);
@@ -187,16 +188,14 @@ impl Signer {
         }
     }
 
-    /// Signs the documents waiting, whose texts end at `end` of
-    /// `normalized`, and keeps what follows.
-    fn flush_before(&mut self, end: usize, out: &mut Vec<Fingerprint>) {
-        let rest = self.normalized.split_off(end);
-        self.flush(out);
-        self.normalized = rest;
+    /// Signs every document waiting, and frees their texts.
+    fn flush(&mut self, out: &mut Vec<Fingerprint>) {
+        self.sign_waiting(out);
+        self.normalized.clear();
     }
 
-    /// Signs every document waiting.
-    fn flush(&mut self, out: &mut Vec<Fingerprint>) {
+    /// Signs every document waiting, leaving `normalized` as it is.
+    fn sign_waiting(&mut self, out: &mut Vec<Fingerprint>) {
         self.keys.clear();
         self.backend
             .keys(&self.normalized, &self.spans, &mut self.keys);
@@ -237,7 +236,6 @@ impl Signer {
         }
         self.waiting.clear();
         self.spans.clear();
-        self.normalized.clear();
     }
 }
 
