@@ -68,7 +68,7 @@ impl Distinct {
 /// the text is read in order instead of at a random place per claim.
 #[derive(Debug)]
 pub(crate) struct Large {
-    /// Key and [`Span`] of each distinct shingle; a zero span is empty.
+    /// Key and [`PackedSpan`] of each distinct shingle; a zero span is empty.
     table: Vec<(u64, u64)>,
     count: usize,
     run: Option<Run>,
@@ -89,33 +89,30 @@ struct Run {
 
 /// A shingle's start and length packed into one word, start + 1 in the low
 /// 40 bits (so that zero means none) and the length in the high 24; a
-/// length that does not fit is stored as [`Span::LONG`].
-struct Span;
+/// length that does not fit is stored as [`PackedSpan::LONG`]. Also the span of
+/// a [`crate::ShingleSet`]'s entries.
+pub(crate) struct PackedSpan;
 
-impl Span {
+impl PackedSpan {
     const START_BITS: u32 = 40;
     const LONG: u64 = (1 << 24) - 1;
 
-    fn pack(start: usize, end: usize) -> u64 {
-        let len = ((end - start) as u64).min(Span::LONG);
-        len << Span::START_BITS | (start as u64 + 1)
+    pub(crate) fn pack(start: usize, end: usize) -> u64 {
+        let len = ((end - start) as u64).min(PackedSpan::LONG);
+        len << PackedSpan::START_BITS | (start as u64 + 1)
     }
 
-    fn start(span: u64) -> usize {
-        (span & ((1 << Span::START_BITS) - 1)) as usize - 1
+    pub(crate) fn start(span: u64) -> usize {
+        (span & ((1 << PackedSpan::START_BITS) - 1)) as usize - 1
     }
 
-    fn len(span: u64) -> Option<usize> {
-        let len = span >> Span::START_BITS;
-        (len != Span::LONG).then_some(len as usize)
+    pub(crate) fn len(span: u64) -> Option<usize> {
+        let len = span >> PackedSpan::START_BITS;
+        (len != PackedSpan::LONG).then_some(len as usize)
     }
 }
 
 impl Large {
-    /// Texts this long or longer need other means: [`Span`] holds starts
-    /// below 2⁴⁰.
-    pub const MAX_TEXT: u64 = (1 << 40) - 2;
-
     /// A set for a document of `shingles` shingles.
     pub fn new(shingles: usize) -> Large {
         // Room for three eighths of them distinct before the first growth
@@ -157,7 +154,7 @@ impl Large {
             loop {
                 let (k, span) = self.table[at];
                 if span == 0 {
-                    self.table[at] = (key, Span::pack(start, end));
+                    self.table[at] = (key, PackedSpan::pack(start, end));
                     self.count += 1;
                     hashes.push((key >> 32) as u32);
                     break;
@@ -173,8 +170,8 @@ impl Large {
 
     /// Shingle `i` at `start..end` has the key of the one at `span`.
     fn claim(&mut self, text: &[u8], span: u64, i: usize, start: usize, end: usize) {
-        let (was, len) = (Span::start(span), Span::len(span));
-        if len != Some(end - start) || end - start >= Span::LONG as usize {
+        let (was, len) = (PackedSpan::start(span), PackedSpan::len(span));
+        if len != Some(end - start) || end - start >= PackedSpan::LONG as usize {
             // Different lengths are different strings; a shingle too long
             // for a span is checked on its own (after the run, in order).
             self.close(text);

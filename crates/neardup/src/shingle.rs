@@ -5,6 +5,7 @@ use std::collections::hash_map::Entry as Entry_;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::distinct::PackedSpan;
 use crate::Backend;
 
 /// Iterates over the shingles of a normalized text, in order, duplicates
@@ -70,10 +71,9 @@ pub struct ShingleSet<'a> {
 }
 
 /// A shingle: its SHA-256 key and its span in the normalized text, packed
-/// into 16 bytes so that documents of millions of shingles stay compact:
-/// the start in the low 40 bits (texts up to 1 TiB), the length in the
-/// high 24. A longer shingle stores [`Entry::LONG`] and its end is found
-/// again by counting `k` words.
+/// into 16 bytes so that documents of millions of shingles stay compact
+/// (a [`PackedSpan`]: texts up to 1 TiB). A longer shingle's length does not fit,
+/// and its end is found again by counting `k` words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     key: u64,
@@ -81,24 +81,19 @@ struct Entry {
 }
 
 impl Entry {
-    const START_BITS: u32 = 40;
-    const LONG: u64 = (1 << 24) - 1;
-
     fn new(key: u64, start: usize, end: usize) -> Entry {
-        let len = ((end - start) as u64).min(Entry::LONG);
         Entry {
             key,
-            span: len << Entry::START_BITS | start as u64,
+            span: PackedSpan::pack(start, end),
         }
     }
 
     fn start(self) -> usize {
-        (self.span & ((1 << Entry::START_BITS) - 1)) as usize
+        PackedSpan::start(self.span)
     }
 
     fn len(self) -> Option<usize> {
-        let len = self.span >> Entry::START_BITS;
-        (len != Entry::LONG).then_some(len as usize)
+        PackedSpan::len(self.span)
     }
 }
 
