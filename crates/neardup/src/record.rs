@@ -49,19 +49,8 @@ struct Line<'a> {
 }
 
 /// Appends `x` in decimal.
-fn push_decimal(out: &mut String, mut x: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
-    // ASCII digits only.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+fn push_decimal(out: &mut String, x: u64) {
+    out.push_str(itoa::Buffer::new().format(x));
 }
 
 fn bad(field: &str, problem: String) -> Error {
