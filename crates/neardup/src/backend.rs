@@ -409,13 +409,19 @@ mod tests {
             .collect();
         for b in Backend::supported() {
             let mut out = Vec::with_capacity(spans.len());
-            let t = std::time::Instant::now();
-            for _ in 0..5 {
-                out.clear();
-                b.keys(joined.as_bytes(), &spans, &mut out);
-            }
-            let ns = t.elapsed().as_nanos() as f64 / (5 * spans.len()) as f64;
-            eprintln!("{:9} {ns:.1} ns/message", b.name());
+            // The best of 9 rounds: on a shared machine the others measure
+            // the neighbours.
+            let best = (0..9)
+                .map(|_| {
+                    out.clear();
+                    let t = std::time::Instant::now();
+                    b.keys(joined.as_bytes(), &spans, &mut out);
+                    t.elapsed()
+                })
+                .min()
+                .unwrap_or_default();
+            let ns = best.as_nanos() as f64 / spans.len() as f64;
+            eprintln!("{:9} {ns:.1} ns/message (best of 9)", b.name());
         }
     }
 }

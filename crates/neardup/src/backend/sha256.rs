@@ -1,4 +1,4 @@
-//! SHA-256's constants and padding (FIPS 180-4), for the backends that
+//! SHA-256's constants (FIPS 180-4), for the backends that
 //! hash shingles themselves instead of through `sha2`: `sha_ni.rs` and
 //! `avx512.rs`. The portable backend needs none of this.
 
@@ -20,33 +20,3 @@ pub(crate) const K: [u32; 64] = [
 pub(crate) const IV: [u32; 8] = [
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
-
-/// Pads the message `text[start..end]` into `B` blocks (SHA-256 padding:
-/// 0x80, zeros, the bit length). Reads a fixed-size window when the text
-/// has one, which the compiler turns into a few vector moves instead of a
-/// `memcpy` call of variable length.
-#[inline(always)]
-pub(crate) fn pad<const B: usize>(text: &[u8], start: usize, end: usize) -> [[u8; 64]; B] {
-    let len = end - start;
-    let mut blocks = [[0u8; 64]; B];
-    for (b, block) in blocks.iter_mut().enumerate() {
-        let from = start + 64 * b;
-        match text.get(from..from + 64) {
-            Some(window) => {
-                block.copy_from_slice(window);
-                // A branch-free mask (0xff before the end, 0 after), so
-                // that this is a vector compare and AND, not 64 branches.
-                for (j, byte) in block.iter_mut().enumerate() {
-                    *byte &= u8::from(64 * b + j < len).wrapping_neg();
-                }
-            }
-            None => {
-                let from = from.min(end);
-                block[..end - from].copy_from_slice(&text[from..end]);
-            }
-        }
-    }
-    blocks[len / 64][len % 64] = 0x80;
-    blocks[B - 1][56..].copy_from_slice(&(8 * len as u64).to_be_bytes());
-    blocks
-}

@@ -1,10 +1,15 @@
-//! SHA-256 with the x86 SHA extensions, four messages interleaved.
+//! SHA-256 with the x86 SHA extensions, several messages interleaved.
 //!
 //! One short message is one or two compressions, and a compression is a
 //! chain of 32 dependent `sha256rnds2` instructions: a single message
-//! leaves the unit idle most of the time, waiting on latency. Four
+//! leaves the unit idle most of the time, waiting on latency. `WAYS`
 //! independent messages step by step keep it busy. Only the key (the first
 //! 8 bytes of the digest) is produced.
+//!
+//! A message never goes through memory on its way in: each 16-byte piece
+//! of a block is loaded straight from the text, masked past the message's
+//! end, given its 0x80 byte by a compare, and byte-swapped into big-endian
+//! words, all in registers.
 //!
 //! Every function here is compiled for SHA, SSE2, SSSE3 and SSE4.1, so
 //! calling [`keys`] is `unsafe` unless the caller holds a backend whose
@@ -13,129 +18,164 @@
 use std::arch::x86_64::*;
 
 use super::portable::key_one;
-use super::sha256::{pad, IV, K, MAX_ONE_BLOCK};
+use super::sha256::{IV, K, MAX_ONE_BLOCK};
 
 /// How many messages run interleaved.
 const WAYS: usize = 4;
 
-/// The two state registers in the order the instructions want them.
-#[derive(Clone, Copy)]
-struct State {
-    abef: __m128i,
-    cdgh: __m128i,
+/// A message to hash: where it starts in the text, its length, and where
+/// its key goes.
+#[derive(Clone, Copy, Default)]
+struct Message {
+    start: usize,
+    len: usize,
+    slot: usize,
 }
 
+/// The sixteen words of one block, big-endian, four to a register.
+type Block = [__m128i; 4];
+
+/// Block `b` of a message of `blocks` blocks, padded (SHA-256 padding:
+/// 0x80, zeros, the bit length in the last block).
+#[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn initial() -> State {
+#[allow(unsafe_code)]
+fn load(text: &[u8], m: Message, b: usize, blocks: usize) -> Block {
+    let from = m.start + 64 * b;
+    let mut tail = [0u8; 64];
+    let window: &[u8; 64] = match text.get(from..from + 64) {
+        Some(window) => window.try_into().expect("64 bytes"),
+        // Near the text's end there is no full window: copy what is left.
+        None => {
+            let (from, end) = (from.min(m.start + m.len), m.start + m.len);
+            tail[..end - from].copy_from_slice(&text[from..end]);
+            &tail
+        }
+    };
+    // How many bytes of this block are the message's: 64 when it goes on,
+    // -1 when it ended in an earlier block (no byte kept, no 0x80).
+    let here = (m.len as isize - 64 * b as isize).clamp(-1, 64) as i8;
+    let here = _mm_set1_epi8(here);
+    let swap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    let mut words = [_mm_setzero_si128(); 4];
+    for (j, words) in words.iter_mut().enumerate() {
+        // SAFETY: `window` is 64 bytes, and this reads bytes 16j..16j+16,
+        // j < 4, without alignment.
+        let v = unsafe { _mm_loadu_si128(window.as_ptr().add(16 * j).cast()) };
+        let at = _mm_add_epi8(
+            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm_set1_epi8(16 * j as i8),
+        );
+        let kept = _mm_and_si128(v, _mm_cmpgt_epi8(here, at));
+        let end = _mm_and_si128(_mm_cmpeq_epi8(here, at), _mm_set1_epi8(0x80u8 as i8));
+        *words = _mm_shuffle_epi8(_mm_or_si128(kept, end), swap);
+    }
+    if b + 1 == blocks {
+        // Bytes 56..64 were masked to zero: word 14, the length's high
+        // half, stays zero (no shingle is 512 MiB), word 15 takes the rest.
+        words[3] = _mm_insert_epi32::<3>(words[3], (8 * m.len) as i32);
+    }
+    words
+}
+
+/// Rounds 4i..4i+4 of each of the `WAYS` messages, step by step across
+/// them so that their instruction chains overlap. `m[w][j]` holds message
+/// words 4j..4j+3 of message `w`, the schedule rotating through the four
+/// registers.
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn rounds<const I: usize>(
+    abef: &mut [__m128i; WAYS],
+    cdgh: &mut [__m128i; WAYS],
+    m: &mut [Block; WAYS],
+) {
+    let k = _mm_set_epi32(
+        K[4 * I + 3] as i32,
+        K[4 * I + 2] as i32,
+        K[4 * I + 1] as i32,
+        K[4 * I] as i32,
+    );
+    let (cur, prev, next) = (I % 4, (I + 3) % 4, (I + 1) % 4);
+    for w in 0..WAYS {
+        let msg = _mm_add_epi32(m[w][cur], k);
+        cdgh[w] = _mm_sha256rnds2_epu32(cdgh[w], abef[w], msg);
+        if (3..15).contains(&I) {
+            let tmp = _mm_alignr_epi8(m[w][cur], m[w][prev], 4);
+            m[w][next] = _mm_sha256msg2_epu32(_mm_add_epi32(m[w][next], tmp), m[w][cur]);
+        }
+        abef[w] = _mm_sha256rnds2_epu32(abef[w], cdgh[w], _mm_shuffle_epi32(msg, 0x0e));
+        if (1..13).contains(&I) {
+            m[w][prev] = _mm_sha256msg1_epu32(m[w][prev], m[w][cur]);
+        }
+    }
+}
+
+/// The keys of `WAYS` messages of `B` blocks each, hashed side by side.
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn hash<const B: usize>(text: &[u8], group: &[Message; WAYS], out: &mut [u64]) {
     // ABEF = [F, E, B, A] from low to high lane; CDGH likewise.
-    State {
-        abef: _mm_set_epi32(IV[0] as i32, IV[1] as i32, IV[4] as i32, IV[5] as i32),
-        cdgh: _mm_set_epi32(IV[2] as i32, IV[3] as i32, IV[6] as i32, IV[7] as i32),
-    }
-}
-
-#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn k4(i: usize) -> __m128i {
-    _mm_set_epi32(
-        K[4 * i + 3] as i32,
-        K[4 * i + 2] as i32,
-        K[4 * i + 1] as i32,
-        K[4 * i] as i32,
-    )
-}
-
-/// Compresses one block into each of `WAYS` states, step by step across
-/// the messages so that their instruction chains overlap.
-#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn compress(states: &mut [State; WAYS], blocks: [&[u8; 64]; WAYS]) {
-    let mut s = *states;
-    // m[w][j] holds message words 4j..4j+3 of message w, the schedule
-    // rotating through the four registers.
-    let mut m = [[_mm_setzero_si128(); 4]; WAYS];
-    for (w, block) in blocks.iter().enumerate() {
-        for (j, words) in block.chunks_exact(16).enumerate() {
-            let be = |i: usize| {
-                u32::from_be_bytes([words[i], words[i + 1], words[i + 2], words[i + 3]]) as i32
-            };
-            m[w][j] = _mm_set_epi32(be(12), be(8), be(4), be(0));
+    let abef0 = _mm_set_epi32(IV[0] as i32, IV[1] as i32, IV[4] as i32, IV[5] as i32);
+    let cdgh0 = _mm_set_epi32(IV[2] as i32, IV[3] as i32, IV[6] as i32, IV[7] as i32);
+    let mut abef = [abef0; WAYS];
+    let mut cdgh = [cdgh0; WAYS];
+    for b in 0..B {
+        let mut m: [Block; WAYS] = std::array::from_fn(|w| load(text, group[w], b, B));
+        let (mut s_abef, mut s_cdgh) = (abef, cdgh);
+        // Spelled out so that every register index is a constant: a loop
+        // here, not unrolled, kept the schedule in memory.
+        macro_rules! rounds {
+            ($($i:literal)*) => {$(
+                rounds::<$i>(&mut s_abef, &mut s_cdgh, &mut m);
+            )*};
         }
-    }
-    for i in 0..16 {
-        let k = k4(i);
+        rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
         for w in 0..WAYS {
-            let (cur, prev, next) = (i % 4, (i + 3) % 4, (i + 1) % 4);
-            let msg = _mm_add_epi32(m[w][cur], k);
-            s[w].cdgh = _mm_sha256rnds2_epu32(s[w].cdgh, s[w].abef, msg);
-            if (3..15).contains(&i) {
-                let tmp = _mm_alignr_epi8(m[w][cur], m[w][prev], 4);
-                m[w][next] = _mm_sha256msg2_epu32(_mm_add_epi32(m[w][next], tmp), m[w][cur]);
-            }
-            s[w].abef = _mm_sha256rnds2_epu32(s[w].abef, s[w].cdgh, _mm_shuffle_epi32(msg, 0x0e));
-            if (1..13).contains(&i) {
-                m[w][prev] = _mm_sha256msg1_epu32(m[w][prev], m[w][cur]);
-            }
+            abef[w] = _mm_add_epi32(abef[w], s_abef[w]);
+            cdgh[w] = _mm_add_epi32(cdgh[w], s_cdgh[w]);
         }
     }
-    for (out, new) in states.iter_mut().zip(s) {
-        out.abef = _mm_add_epi32(out.abef, new.abef);
-        out.cdgh = _mm_add_epi32(out.cdgh, new.cdgh);
+    for (m, abef) in group.iter().zip(abef) {
+        // The key is digest words A and B.
+        let a = _mm_extract_epi32::<3>(abef) as u32;
+        let b = _mm_extract_epi32::<2>(abef) as u32;
+        out[m.slot] = u64::from(a) << 32 | u64::from(b);
     }
 }
 
-/// The key of a finished state: digest words A and B.
-#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn key(s: State) -> u64 {
-    let a = _mm_extract_epi32(s.abef, 3) as u32;
-    let b = _mm_extract_epi32(s.abef, 2) as u32;
-    u64::from(a) << 32 | u64::from(b)
-}
-
-/// Messages of `B` blocks waiting for all `WAYS` slots to fill.
+/// Messages of `B` blocks waiting for all `WAYS` places to fill.
 struct Queue<const B: usize> {
-    blocks: [[[u8; 64]; B]; WAYS],
-    slots: [usize; WAYS],
+    group: [Message; WAYS],
     filled: usize,
 }
 
 impl<const B: usize> Queue<B> {
     fn new() -> Self {
         Queue {
-            blocks: [[[0; 64]; B]; WAYS],
-            slots: [0; WAYS],
+            group: [Message::default(); WAYS],
             filled: 0,
         }
     }
 
+    #[inline]
     #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-    fn push(&mut self, text: &[u8], span: (usize, usize), slot: usize, out: &mut [u64]) {
-        self.blocks[self.filled] = pad::<B>(text, span.0, span.1);
-        self.slots[self.filled] = slot;
+    fn push(&mut self, text: &[u8], m: Message, out: &mut [u64]) {
+        self.group[self.filled] = m;
         self.filled += 1;
         if self.filled == WAYS {
-            self.flush(out);
+            hash::<B>(text, &self.group, out);
+            self.filled = 0;
         }
     }
 
-    /// Hashes what is queued; empty slots hash stale blocks, ignored.
+    /// Hashes what is queued; the empty places repeat the first message.
     #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-    fn flush(&mut self, out: &mut [u64]) {
-        if self.filled == 0 {
-            return;
+    fn flush(&mut self, text: &[u8], out: &mut [u64]) {
+        if self.filled > 0 {
+            let first = self.group[0];
+            self.group[self.filled..].fill(first);
+            hash::<B>(text, &self.group, out);
+            self.filled = 0;
         }
-        let mut states = [initial(); WAYS];
-        for b in 0..B {
-            let blocks = [
-                &self.blocks[0][b],
-                &self.blocks[1][b],
-                &self.blocks[2][b],
-                &self.blocks[3][b],
-            ];
-            compress(&mut states, blocks);
-        }
-        for w in 0..self.filled {
-            out[self.slots[w]] = key(states[w]);
-        }
-        self.filled = 0;
     }
 }
 
@@ -147,13 +187,18 @@ pub fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
     let out = &mut out[base..];
     let mut one = Queue::<1>::new();
     let mut two = Queue::<2>::new();
-    for (slot, &span) in spans.iter().enumerate() {
-        match span.1 - span.0 {
-            0..=MAX_ONE_BLOCK => one.push(text, span, slot, out),
-            56..=119 => two.push(text, span, slot, out),
-            _ => out[slot] = key_one(&text[span.0..span.1]),
+    for (slot, &(start, end)) in spans.iter().enumerate() {
+        let m = Message {
+            start,
+            len: end - start,
+            slot,
+        };
+        match m.len {
+            0..=MAX_ONE_BLOCK => one.push(text, m, out),
+            56..=119 => two.push(text, m, out),
+            _ => out[slot] = key_one(&text[start..end]),
         }
     }
-    one.flush(out);
-    two.flush(out);
+    one.flush(text, out);
+    two.flush(text, out);
 }
