@@ -7,9 +7,10 @@
 //!
 //! - `portable.rs`: plain Rust, no CPU feature; what wasm and non-x86
 //!   machines run, and the reference the others must equal;
-//! - `avx2.rs`: the portable minimum loop compiled for AVX2;
-//! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, four messages
-//!   interleaved, with the AVX2 minimum loop;
+//! - `avx2.rs`: the portable minimum loop compiled for AVX2, and the
+//!   spaces of a text 64 bytes a step;
+//! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, six messages
+//!   interleaved, with the AVX2 minimum loop and spaces;
 //! - `avx512.rs`: SHA-256 in the 16 lanes of AVX-512 registers, written
 //!   with intrinsics, and a 16-wide minimum loop.
 //!
@@ -90,7 +91,8 @@ impl Backend {
         Backend(Kind::Portable)
     }
 
-    /// x86-64 AVX2: the portable hashing and an 8-wide minimum loop.
+    /// x86-64 AVX2: the portable hashing, an 8-wide minimum loop, and the
+    /// normalizer and spaces 64 bytes a step.
     /// (SHA-256 in 8 AVX2 lanes measured slower than `sha2`: without
     /// AVX-512's vector rotate the compiler keeps the rounds scalar.)
     /// `None` when the CPU lacks AVX2.
@@ -102,8 +104,8 @@ impl Backend {
         None
     }
 
-    /// x86-64 SHA extensions, four messages interleaved, with the AVX2
-    /// minimum loop. `None` unless the CPU has SHA, SSSE3, SSE4.1 and AVX2.
+    /// x86-64 SHA extensions, six messages interleaved, with the AVX2
+    /// minimum loop and spaces. `None` unless the CPU has SHA, SSSE3, SSE4.1 and AVX2.
     pub fn sha_ni() -> Option<Backend> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("sha")
@@ -118,10 +120,14 @@ impl Backend {
     }
 
     /// x86-64 AVX-512F and AVX-512BW: 16 messages hashed side by side,
-    /// 16-wide minimum. `None` when the CPU lacks either.
+    /// 16-wide minimum. `None` when the CPU lacks either (or AVX2, which
+    /// every AVX-512 CPU has, and whose normalizer runs without VBMI2).
     pub fn avx512() -> Option<Backend> {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx2")
+        {
             let vbmi2 = std::is_x86_feature_detected!("avx512vbmi2");
             return Some(Backend(Kind::Avx512 { vbmi2 }));
         }
@@ -179,7 +185,15 @@ impl Backend {
                 // `Backend::avx512`, after it checked all three at run time.
                 unsafe { avx512::normalize_into(text, out) }
             }
-            _ => normalize_into_with(text, out, no_ascii_block),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 | Kind::ShaNi | Kind::Avx512 { vbmi2: false } => {
+                // SAFETY: `avx2::normalize_into` needs AVX2. `Kind::Avx2`
+                // and `Kind::ShaNi` are built only by `Backend::avx2` and
+                // `Backend::sha_ni`, which checked AVX2 at run time, and
+                // `Kind::Avx512` by `Backend::avx512`, which checked it too.
+                unsafe { avx2::normalize_into(text, out) }
+            }
+            Kind::Portable => normalize_into_with(text, out, no_ascii_block),
         }
     }
 
@@ -195,7 +209,14 @@ impl Backend {
                 // it checked both at run time.
                 unsafe { avx512::spaces(text, out) }
             }
-            _ => portable::spaces(text, out),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 | Kind::ShaNi => {
+                // SAFETY: `avx2::spaces` needs AVX2. A `Kind::Avx2` or
+                // `Kind::ShaNi` is built only by `Backend::avx2` or
+                // `Backend::sha_ni`, and both checked AVX2 at run time.
+                unsafe { avx2::spaces(text, out) }
+            }
+            Kind::Portable => portable::spaces(text, out),
         }
     }
 
