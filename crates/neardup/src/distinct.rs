@@ -121,7 +121,7 @@ impl Large {
         // more in page faults than growing does.
         let capacity = (shingles / 2).next_power_of_two().max(1 << 10);
         Large {
-            table: vec![(0, 0); capacity],
+            table: Large::table(capacity),
             count: 0,
             run: None,
             holds: true,
@@ -209,8 +209,18 @@ impl Large {
         }
     }
 
+    /// An empty table of `capacity` slots, on huge pages where the kernel
+    /// gives them: a large document's table is probed at random.
+    fn table(capacity: usize) -> Vec<(u64, u64)> {
+        // Zeroed by the allocator (fresh pages for a large table), so no
+        // page is touched before the advice.
+        let table = vec![(0, 0); capacity];
+        crate::backend::advise_huge_pages(&table);
+        table
+    }
+
     fn grow(&mut self) {
-        let bigger = vec![(0, 0); 2 * self.table.len()];
+        let bigger = Large::table(2 * self.table.len());
         let old = std::mem::replace(&mut self.table, bigger);
         let mask = self.table.len() - 1;
         for (key, span) in old.into_iter().filter(|&(_, span)| span != 0) {

@@ -1,7 +1,8 @@
 #![doc = include_str!("../README.md")]
-// `unsafe` is allowed only in `backend.rs`'s dispatch, to call the backend
-// compiled for CPU features that its constructor checked at run time, and
-// in the AVX-512 backend's register loads and stores.
+// `unsafe` is allowed only in `backend.rs`: its dispatch, to call the
+// backend compiled for CPU features that its constructor checked at run
+// time; the backends' register loads and stores; and two memory hints
+// (a prefetch, and huge pages for a large table).
 #![deny(unsafe_code)]
 
 // The spec pipeline (SPEC §1–§10), one module a step.
