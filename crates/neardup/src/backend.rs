@@ -8,9 +8,9 @@
 //! - `portable.rs`: plain Rust, no CPU feature; what wasm and non-x86
 //!   machines run, and the reference the others must equal;
 //! - `avx2.rs`: the portable minimum loop compiled for AVX2, and the
-//!   spaces of a text 64 bytes a step;
+//!   normalizer and the spaces of a text 64 bytes a step;
 //! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, six messages
-//!   interleaved, with the AVX2 minimum loop and spaces;
+//!   interleaved, with the AVX2 minimum loop, normalizer and spaces;
 //! - `avx512.rs`: SHA-256 in the 16 lanes of AVX-512 registers, written
 //!   with intrinsics, and a 16-wide minimum loop.
 //!
@@ -107,7 +107,8 @@ impl Backend {
     }
 
     /// x86-64 SHA extensions, six messages interleaved, with the AVX2
-    /// minimum loop and spaces. `None` unless the CPU has SHA, SSSE3, SSE4.1 and AVX2.
+    /// minimum loop, normalizer and spaces. `None` unless the CPU has SHA,
+    /// SSSE3, SSE4.1 and AVX2.
     pub fn sha_ni() -> Option<Backend> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("sha")
