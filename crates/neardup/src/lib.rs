@@ -61,7 +61,7 @@ pub use words::Words;
 // Backends: the two hot loops, picked at run time, all bit-identical.
 mod backend;
 
-pub use backend::Backend;
+pub use backend::{reserve_huge, Backend};
 
 // The crate's one error type.
 mod error;

@@ -46,14 +46,9 @@ impl Signature {
         params: Params,
         backend: Backend,
     ) -> Option<Signature> {
-        if hashes.is_empty() {
-            return None;
-        }
-        let perm = permutations();
-        let n = params.n();
-        let mut slots = vec![u32::MAX; n];
-        backend.min_slots(hashes, &perm.a[..n], &perm.b[..n], &mut slots);
-        Some(Signature(slots.into_boxed_slice()))
+        let mut minimum = Minimum::new(params, backend);
+        minimum.add(hashes);
+        minimum.finish()
     }
 
     /// Wraps slot values read from elsewhere (a signature file, an array
@@ -134,6 +129,42 @@ impl Signature {
     pub fn matches(&self, other: &Signature) -> u32 {
         let same = self.0.iter().zip(other.0.iter()).filter(|(a, b)| a == b);
         same.count() as u32
+    }
+}
+
+/// A [`Signature`] built a batch of base hashes at a time, for a document
+/// whose hashes are too many to hold at once: the minimum of the batches'
+/// minimums is the minimum of them all.
+pub(crate) struct Minimum {
+    slots: Vec<u32>,
+    backend: Backend,
+    empty: bool,
+}
+
+impl Minimum {
+    pub fn new(params: Params, backend: Backend) -> Minimum {
+        Minimum {
+            slots: vec![u32::MAX; params.n()],
+            backend,
+            empty: true,
+        }
+    }
+
+    /// Lowers the slots to the minimums over `hashes` too.
+    pub fn add(&mut self, hashes: &[u32]) {
+        if hashes.is_empty() {
+            return;
+        }
+        let (perm, n) = (permutations(), self.slots.len());
+        let slots = &mut self.slots;
+        self.backend
+            .min_slots(hashes, &perm.a[..n], &perm.b[..n], slots);
+        self.empty = false;
+    }
+
+    /// The signature, or `None` when no hash was added.
+    pub fn finish(self) -> Option<Signature> {
+        (!self.empty).then(|| Signature(self.slots.into_boxed_slice()))
     }
 }
 

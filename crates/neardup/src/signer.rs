@@ -2,6 +2,7 @@
 
 use crate::distinct::{self, Distinct, Large};
 use crate::shingle::shingle_count;
+use crate::signature::Minimum;
 use crate::{Backend, Digest, Fingerprint, Params, ShingleSet, Signature};
 
 /// Signs documents, many at a time, into the [`Fingerprint`]s that
@@ -109,19 +110,22 @@ impl Signer {
         let k = self.params.k();
         // More than LARGE shingles needs more than LARGE one-byte words
         // with their spaces, so shorter texts need not be counted.
-        if normalized.len() > 2 * Signer::LARGE && shingle_count(normalized, k) > Signer::LARGE {
-            // Whatever waits comes first, to keep the order; the large
-            // text stays where it is (moving it would copy it whole).
-            self.sign_waiting(out);
-            let (shingles, signature) = self.sign_large(start);
-            out.push(Fingerprint {
-                params: self.params,
-                normalized_sha256: digest,
-                shingles,
-                signature,
-            });
-            self.normalized.clear();
-            return;
+        if normalized.len() > 2 * Signer::LARGE {
+            let total = shingle_count(normalized, k);
+            if total > Signer::LARGE {
+                // Whatever waits comes first, to keep the order; the large
+                // text stays where it is (moving it would copy it whole).
+                self.sign_waiting(out);
+                let (shingles, signature) = self.sign_large(start, total);
+                out.push(Fingerprint {
+                    params: self.params,
+                    normalized_sha256: digest,
+                    shingles,
+                    signature,
+                });
+                self.normalized.clear();
+                return;
+            }
         }
         self.spaces.clear();
         self.backend.spaces(normalized, &mut self.spaces);
@@ -141,12 +145,17 @@ impl Signer {
         }
     }
 
-    /// The shingle count and signature of the one document in
-    /// `normalized` from `start` on, a large one: its shingles are hashed a chunk at a time
-    /// and inserted, in text order, into one [`Large`] set, so memory grows
-    /// with the distinct shingles and the text is read in order.
-    fn sign_large(&mut self, start: usize) -> (u64, Option<Signature>) {
+    /// The distinct shingle count and signature of the one document in
+    /// `normalized` from `start` on, a large one of `total` shingles: its
+    /// shingles are hashed a chunk at a time and inserted, in text order,
+    /// into one [`Large`] set, so memory grows with the distinct shingles
+    /// and the text is read in order. Its spaces are found, and its new
+    /// hashes folded into the signature, a chunk at a time too: arrays of
+    /// them all would be tens of megabytes, each page a fault.
+    fn sign_large(&mut self, start: usize, total: usize) -> (u64, Option<Signature>) {
         const CHUNK: usize = 1 << 12;
+        /// Text scanned for spaces at a time.
+        const PIECE: usize = 1 << 16;
         let (k, text) = (self.params.k(), &self.normalized[start..]);
         let fallback = |text: &[u8]| {
             let normalized = std::str::from_utf8(text).unwrap_or_default();
@@ -160,28 +169,52 @@ impl Signer {
         if text.len() > u32::MAX as usize {
             return fallback(text);
         }
-        self.spaces.clear();
-        self.backend.spaces(text, &mut self.spaces);
-        let total = (self.spaces.len() + 2).saturating_sub(k);
         let mut set = Large::new(total);
+        let mut minimum = Minimum::new(self.params, self.backend);
+        // `spaces` holds the positions of spaces `held..`, of the text
+        // before `scanned`.
+        let (mut held, mut scanned) = (0, 0);
+        self.spaces.clear();
         self.hashes.clear();
         for first in (0..total).step_by(CHUNK) {
-            let spaces = &self.spaces;
-            let chunk = first..(first + CHUNK).min(total);
+            let end = (first + CHUNK).min(total);
+            // The chunk's shingles need spaces `first - 1 ..= end + k - 2`.
+            let drop = first.saturating_sub(1) - held;
+            self.spaces.drain(..drop);
+            held += drop;
+            while held + self.spaces.len() < end + k - 1 && scanned < text.len() {
+                let to = (scanned + PIECE).min(text.len());
+                let from = self.spaces.len();
+                self.backend.spaces(&text[scanned..to], &mut self.spaces);
+                for at in &mut self.spaces[from..] {
+                    *at += scanned as u32;
+                }
+                scanned = to;
+            }
+            let (spaces, len) = (&self.spaces, text.len());
+            let span = |j: usize| {
+                let start = if j == 0 {
+                    0
+                } else {
+                    spaces[j - 1 - held] as usize + 1
+                };
+                let end = spaces.get(j + k - 1 - held).map_or(len, |&s| s as usize);
+                (start, end)
+            };
             self.spans.clear();
-            self.spans
-                .extend(chunk.map(|j| shingle_span(spaces, text.len(), j, k)));
+            self.spans.extend((first..end).map(span));
             self.keys.clear();
             self.backend.keys(text, &self.spans, &mut self.keys);
             set.insert(text, first, &self.spans, &self.keys, &mut self.hashes);
+            if self.hashes.len() >= 1 << 16 {
+                minimum.add(&self.hashes);
+                self.hashes.clear();
+            }
         }
+        minimum.add(&self.hashes);
         self.spans.clear();
         match set.finish(text) {
-            Some(distinct) => {
-                let signature =
-                    Signature::from_base_hashes_with(&self.hashes, self.params, self.backend);
-                (distinct as u64, signature)
-            }
+            Some(distinct) => (distinct as u64, minimum.finish()),
             // Two different shingles share a 64-bit key: start over,
             // comparing strings.
             None => fallback(text),
@@ -260,6 +293,12 @@ mod tests {
             "".to_owned(),
             "a b c d e f g".repeat(50),
             big(13),
+            // More distinct shingles than the large path holds hashes for
+            // at once.
+            (0..70_000)
+                .map(|i| format!("d{i}"))
+                .collect::<Vec<_>>()
+                .join(" "),
             "Σ too short".to_owned(),
         ];
         for backend in Backend::supported() {
