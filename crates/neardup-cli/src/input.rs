@@ -72,9 +72,8 @@ pub fn read_bytes(path: &Path, max_size: u64, limit: &str) -> Result<Vec<u8>> {
     }
     let file = File::open(path).map_err(open_err)?;
     // Room for the whole file up front (and the byte that tells a file
-    // that grew): no copies while the buffer grows, and huge pages for a
-    // large one.
-    neardup::reserve_huge(&mut bytes, meta.len() as usize + 1);
+    // that grew): no copies while the buffer grows.
+    bytes.reserve_exact(meta.len() as usize + 1);
     // `take` also caps files that grow while we read them, and files whose
     // metadata has no size (pipes, /proc).
     file.take(max_size.saturating_add(1))

@@ -21,8 +21,7 @@
 //! only be built after checking that this CPU has the features, so holding
 //! one is the proof that its code may run. That is the whole argument for
 //! the `unsafe` calls below, the only `unsafe` in the crate besides two
-//! memory hints ([`prefetch`], [`advise_huge_pages`], used by
-//! [`reserve_huge`]) that cannot change
+//! memory hints ([`prefetch`], [`advise_huge_pages`]) that cannot change
 //! what any code computes.
 
 #[cfg(target_arch = "x86_64")]
@@ -315,20 +314,6 @@ pub(crate) fn advise_huge_pages<T>(table: &[T]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = table;
-}
-
-/// Makes room in `vec` for `additional` more elements, and when that is
-/// many megabytes, advises huge pages for the room before anything touches
-/// it. For the buffers a large document fills once, front to back (its
-/// bytes as read, its normalized text): each 4 KiB page would otherwise be
-/// a fault of its own, a quarter of a million for a 100 MB document, and
-/// with them a tenth of the time `neardup sign` takes on it.
-pub fn reserve_huge<T>(vec: &mut Vec<T>, additional: usize) {
-    const HUGE: usize = 4 << 20;
-    vec.reserve(additional);
-    if std::mem::size_of::<T>() * additional >= HUGE {
-        advise_huge_pages(vec.spare_capacity_mut());
-    }
 }
 
 /// The fastest backend this CPU can run, [`Backend::detect`].

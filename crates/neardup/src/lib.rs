@@ -61,7 +61,7 @@ pub use words::Words;
 // Backends: the two hot loops, picked at run time, all bit-identical.
 mod backend;
 
-pub use backend::{reserve_huge, Backend};
+pub use backend::Backend;
 
 // The crate's one error type.
 mod error;

@@ -130,7 +130,6 @@ fn fused(text: &str, out: &mut Vec<u8>, ascii: impl AsciiBlock) -> Option<()> {
     // byte in, at most); lowercasing can grow a character (Ⱥ is 2 bytes,
     // ⱥ is 3), so the slow path restores it after each character.
     let start = out.len();
-    crate::backend::reserve_huge(out, bytes.len() + 16);
     out.resize(start + bytes.len() + 16, 0);
     let mut o = start;
     // Starting "after a space" drops leading whitespace.
