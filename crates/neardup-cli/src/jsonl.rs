@@ -9,10 +9,12 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// One input line, not yet parsed: parsing happens on the worker threads.
-pub struct Line {
+/// Its bytes (the newline included, when it has one) lie in its [`Batch`].
+#[derive(Clone, Copy)]
+pub struct Line<'b> {
     /// 1-based line number, for error messages.
     pub number: u64,
-    pub bytes: Vec<u8>,
+    pub bytes: &'b [u8],
 }
 
 /// A parsed document: its id exactly as written (a JSON string or
@@ -45,12 +47,12 @@ pub struct Fields<'a> {
 impl Fields<'_> {
     /// Parses one line, in a single pass: the id is kept as raw JSON, other
     /// fields are skipped without being built.
-    pub fn parse(self, line: &Line) -> Result<Doc<'_>> {
+    pub fn parse<'l>(self, line: &Line<'l>) -> Result<Doc<'l>> {
         let n = line.number;
-        match std::str::from_utf8(&line.bytes) {
+        match std::str::from_utf8(line.bytes) {
             Ok(text) => self.parse_str(text, line),
             Err(_) if self.lossy => {
-                let text = String::from_utf8_lossy(&line.bytes).into_owned();
+                let text = String::from_utf8_lossy(line.bytes).into_owned();
                 self.parse_str(&text, line).map(Doc::into_owned)
             }
             Err(e) => bail!(
@@ -61,7 +63,7 @@ impl Fields<'_> {
     }
 
     /// [`Fields::parse`] of the line's bytes as `text`.
-    fn parse_str<'s>(self, text: &'s str, line: &Line) -> Result<Doc<'s>> {
+    fn parse_str<'s>(self, text: &'s str, line: &Line<'_>) -> Result<Doc<'s>> {
         let n = line.number;
         let mut de = serde_json::Deserializer::from_str(text);
         let doc = self.deserialize(&mut de).and_then(|d| de.end().map(|()| d));
@@ -180,6 +182,31 @@ fn is_integer(s: &str) -> bool {
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Whole lines read together into one buffer, and where each one lies in
+/// it. One buffer per batch, instead of one per line, spares the reader
+/// thread a copy and an allocation per line (it is a third of the work
+/// beside two signing threads), and a used buffer can be handed back
+/// ([`Batches::recycle`]) instead of faulting in fresh pages.
+pub struct Batch {
+    bytes: Vec<u8>,
+    /// Each kept line's number and `start..end` in `bytes`.
+    lines: Vec<(u64, usize, usize)>,
+}
+
+impl Batch {
+    pub fn lines(&self) -> impl ExactSizeIterator<Item = Line<'_>> {
+        self.lines.iter().map(|&(number, start, end)| Line {
+            number,
+            bytes: &self.bytes[start..end],
+        })
+    }
+
+    /// The buffer, for [`Batches::recycle`].
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.bytes
+    }
+}
+
 /// Splits a reader into batches of whole lines, each of at least
 /// `batch_bytes` (or the rest of the input). Blank lines are skipped. Memory
 /// is bounded by the batch size plus the longest line, which
@@ -189,16 +216,27 @@ pub struct Batches<R> {
     number: u64,
     batch_bytes: usize,
     max_line: u64,
+    /// Bytes read past the end of the last batch: the start of a line.
+    rest: Vec<u8>,
+    /// Emptied buffers to read into.
+    spare: Vec<Vec<u8>>,
+    /// The error found after the lines of the batch just returned.
+    error: Option<std::io::Error>,
+    eof: bool,
     done: bool,
 }
 
-impl<R: BufRead> Batches<R> {
+impl<R: Read> Batches<R> {
     pub fn new(reader: R, batch_bytes: usize) -> Batches<R> {
         Batches {
             reader,
             number: 0,
             batch_bytes,
             max_line: u64::MAX,
+            rest: Vec::new(),
+            spare: Vec::new(),
+            error: None,
+            eof: false,
             done: false,
         }
     }
@@ -210,54 +248,97 @@ impl<R: BufRead> Batches<R> {
         self.max_line = max;
         self
     }
+
+    /// Gives back a batch's buffer for a later batch to read into.
+    pub fn recycle(&mut self, mut buffer: Vec<u8>) {
+        buffer.clear();
+        self.spare.push(buffer);
+    }
+
+    fn over(&self, number: u64) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "line {number} is over the --max-size limit of {} bytes",
+                self.max_line
+            ),
+        )
+    }
+
+    /// Appends up to `want` more bytes of input to `bytes`, noting the end.
+    fn fill(&mut self, bytes: &mut Vec<u8>, want: usize) -> std::io::Result<()> {
+        bytes.reserve(want);
+        let got = (&mut self.reader).take(want as u64).read_to_end(bytes)?;
+        self.eof = got == 0;
+        Ok(())
+    }
 }
 
-impl<R: BufRead> Iterator for Batches<R> {
-    type Item = std::io::Result<Vec<Line>>;
+impl<R: Read> Iterator for Batches<R> {
+    type Item = std::io::Result<Batch>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.error.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
         if self.done {
             return None;
         }
-        let mut batch = Vec::new();
-        let mut size = 0;
+        let mut bytes = self.spare.pop().unwrap_or_default();
+        bytes.append(&mut self.rest);
+        let (mut lines, mut size, mut at, mut filled) = (Vec::new(), 0, 0, false);
         while size < self.batch_bytes {
-            let mut bytes = Vec::new();
-            // The newline, and one byte more to tell a line over the cap.
-            let cap = self.max_line.saturating_add(2);
-            match (&mut self.reader).take(cap).read_until(b'\n', &mut bytes) {
-                Ok(0) => {
-                    self.done = true;
-                    break;
+            let end = match memchr::memchr(b'\n', &bytes[at..]) {
+                Some(i) => at + i + 1,
+                None if self.eof => bytes.len(),
+                None => {
+                    // The line goes on past what is read: it is refused
+                    // once it is over the cap, before more is read.
+                    if (bytes.len() - at) as u64 > self.max_line {
+                        self.error = Some(self.over(self.number + 1));
+                        break;
+                    }
+                    // A batch's worth at first; after that, as much as the
+                    // line so far, so that the bytes read past the batch
+                    // (copied to the next one) stay few.
+                    let want = match filled {
+                        false => self.batch_bytes.saturating_sub(bytes.len()),
+                        true => bytes.len() - at,
+                    };
+                    filled = true;
+                    if let Err(e) = self.fill(&mut bytes, want.max(1 << 16)) {
+                        self.error = Some(e);
+                        break;
+                    }
+                    continue;
                 }
-                Ok(_) => {}
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+            };
+            if end == at {
+                self.done = true;
+                break;
             }
             self.number += 1;
-            let len = bytes.len() as u64 - u64::from(bytes.last() == Some(&b'\n'));
+            let line = &bytes[at..end];
+            let len = line.len() as u64 - u64::from(line.last() == Some(&b'\n'));
             if len > self.max_line {
-                self.done = true;
-                return Some(Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!(
-                        "line {} is over the --max-size limit of {} bytes",
-                        self.number, self.max_line
-                    ),
-                )));
+                self.error = Some(self.over(self.number));
+                break;
             }
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                continue;
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                size += line.len();
+                lines.push((self.number, at, end));
             }
-            size += bytes.len();
-            batch.push(Line {
-                number: self.number,
-                bytes,
-            });
+            at = end;
         }
-        (!batch.is_empty()).then_some(Ok(batch))
+        self.rest.extend_from_slice(&bytes[at..]);
+        bytes.truncate(at);
+        if lines.is_empty() {
+            // Nothing before the end, or before an error.
+            self.done = true;
+            return self.error.take().map(Err);
+        }
+        Some(Ok(Batch { bytes, lines }))
     }
 }
 
@@ -275,16 +356,41 @@ pub fn pipeline<T: Send>(
     reader: Box<dyn BufRead + Send>,
     name: &str,
     max_line: u64,
-    work: impl Fn(&Line) -> Result<T> + Sync,
-    consume: impl FnMut(&Line, T) -> Result<()>,
+    work: impl Fn(&Line<'_>) -> Result<T> + Sync,
+    consume: impl FnMut(&Line<'_>, T) -> Result<()>,
 ) -> Result<()> {
-    let work = |_: &mut (), lines: &[Line]| lines.iter().map(&work).collect();
+    let work = |_: &mut (), lines: &[Line<'_>]| lines.iter().map(&work).collect();
     pipeline_chunks(reader, name, max_line, || (), work, consume)
 }
 
 /// Lines go to a worker this many at a time, so that the worker can treat
-/// them as one batch (`neardup sign` hashes their shingles together).
+/// them as one batch (`neardup sign` hashes their shingles together)...
 const CHUNK_LINES: usize = 32;
+
+/// ... or fewer, when they reach this many bytes: chunks of about equal
+/// work, so that no thread is left with a long one at the end of a batch
+/// while the others wait.
+const CHUNK_BYTES: usize = 64 << 10;
+
+/// `lines` cut into chunks of [`CHUNK_LINES`] lines or [`CHUNK_BYTES`]
+/// bytes, largest first: a long line then starts early, and the small
+/// chunks fill in around it.
+fn chunks(lines: &[Line<'_>]) -> Vec<std::ops::Range<usize>> {
+    let mut chunks = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, line) in lines.iter().enumerate() {
+        bytes += line.bytes.len();
+        if i + 1 - start == CHUNK_LINES || bytes >= CHUNK_BYTES || i + 1 == lines.len() {
+            chunks.push(start..i + 1);
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    let size = |r: &std::ops::Range<usize>| -> usize {
+        lines[r.clone()].iter().map(|l| l.bytes.len()).sum()
+    };
+    chunks.sort_by_cached_key(|r| std::cmp::Reverse(size(r)));
+    chunks
+}
 
 /// [`pipeline`] with `work` called on up to [`CHUNK_LINES`] lines at a
 /// time, giving one result per line, and a state made by `init` once per
@@ -295,17 +401,24 @@ pub fn pipeline_chunks<T: Send, S: Send>(
     name: &str,
     max_line: u64,
     init: impl Fn() -> S + Sync + Send,
-    work: impl Fn(&mut S, &[Line]) -> Vec<Result<T>> + Sync + Send,
-    mut consume: impl FnMut(&Line, T) -> Result<()>,
+    work: impl Fn(&mut S, &[Line<'_>]) -> Vec<Result<T>> + Sync + Send,
+    mut consume: impl FnMut(&Line<'_>, T) -> Result<()>,
 ) -> Result<()> {
     use anyhow::Context;
     use rayon::prelude::*;
+    use std::sync::mpsc;
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        let (tx, rx) = mpsc::sync_channel(2);
+        // Used buffers go back to the reader, to be read into again.
+        let (give_back, given_back) = mpsc::channel::<Vec<u8>>();
         s.spawn(move || {
-            for batch in Batches::new(reader, BATCH_BYTES).max_line(max_line) {
+            let mut batches = Batches::new(reader, BATCH_BYTES).max_line(max_line);
+            while let Some(batch) = batches.next() {
                 if tx.send(batch).is_err() {
                     break;
+                }
+                while let Ok(buffer) = given_back.try_recv() {
+                    batches.recycle(buffer);
                 }
             }
         });
@@ -314,7 +427,7 @@ pub fn pipeline_chunks<T: Send, S: Send>(
         let states: Vec<std::sync::Mutex<Option<S>>> = (0..rayon::current_num_threads())
             .map(|_| std::sync::Mutex::new(None))
             .collect();
-        let run = |lines: &[Line]| {
+        let run = |lines: &[Line<'_>]| {
             let i = rayon::current_thread_index().unwrap_or(0) % states.len();
             let mut state = states[i].lock().unwrap_or_else(|e| e.into_inner());
             work(state.get_or_insert_with(&init), lines)
@@ -322,10 +435,20 @@ pub fn pipeline_chunks<T: Send, S: Send>(
         for batch in rx {
             let batch = batch
                 .map_err(|e| anyhow::anyhow!("reading '{name}': {}", crate::input::describe(&e)))?;
-            let results: Vec<Vec<Result<T>>> = batch.par_chunks(CHUNK_LINES).map(run).collect();
-            for (line, result) in batch.iter().zip(results.into_iter().flatten()) {
+            let lines: Vec<Line<'_>> = batch.lines().collect();
+            let mut results: Vec<(usize, Vec<Result<T>>)> = chunks(&lines)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|r| (r.start, run(&lines[r])))
+                .collect();
+            results.sort_unstable_by_key(|&(start, _)| start);
+            let results = results.into_iter().flat_map(|(_, r)| r);
+            for (line, result) in lines.iter().zip(results) {
                 consume(line, result.with_context(|| format!("'{name}'"))?)?;
             }
+            drop(lines);
+            // The reader may be gone already, at the end.
+            let _ = give_back.send(batch.into_buffer());
         }
         Ok(())
     })
@@ -344,7 +467,7 @@ mod tests {
         fields
             .parse(&Line {
                 number: 7,
-                bytes: s.as_bytes().to_vec(),
+                bytes: s.as_bytes(),
             })
             .map(Doc::into_owned)
     }
@@ -360,7 +483,7 @@ mod tests {
         // A text without escapes is borrowed from the line, not copied.
         let line = Line {
             number: 1,
-            bytes: br#"{"id":1,"text":"plain"}"#.to_vec(),
+            bytes: br#"{"id":1,"text":"plain"}"#,
         };
         let fields = Fields {
             id: "id",
@@ -398,17 +521,17 @@ mod tests {
     #[test]
     fn batches_keep_line_numbers() {
         let input = b"a\n\n  \nb\nc";
-        let batches: Vec<Vec<Line>> = Batches::new(&input[..], 3).map(Result::unwrap).collect();
+        let batches: Vec<Batch> = Batches::new(&input[..], 3).map(Result::unwrap).collect();
         let numbers: Vec<Vec<u64>> = batches
             .iter()
-            .map(|b| b.iter().map(|l| l.number).collect())
+            .map(|b| b.lines().map(|l| l.number).collect())
             .collect();
         assert_eq!(numbers, [vec![1, 4], vec![5]]);
     }
 
     #[test]
     fn a_line_over_the_cap_stops_the_batches() {
-        let lines = |input: &[u8], max| -> Vec<std::io::Result<Vec<Line>>> {
+        let lines = |input: &[u8], max| -> Vec<std::io::Result<Batch>> {
             Batches::new(input, 1).max_line(max).collect()
         };
         // Exactly the cap, with or without its newline, is fine.
@@ -416,7 +539,8 @@ mod tests {
         assert!(lines(b"abc\nabc", 3).iter().all(Result::is_ok));
         let got = lines(b"abc\nabcd\nab\n", 3);
         assert_eq!(got.len(), 2, "nothing after the long line");
-        assert_eq!(got[0].as_ref().unwrap()[0].bytes, b"abc\n");
+        let first = got[0].as_ref().unwrap().lines().next().unwrap();
+        assert_eq!(first.bytes, b"abc\n");
         let e = got[1].as_ref().err().unwrap().to_string();
         assert_eq!(e, "line 2 is over the --max-size limit of 3 bytes");
         assert!(lines(b"abcd", 3)[0].is_err());
@@ -438,7 +562,7 @@ mod tests {
             fields
                 .parse(&Line {
                     number: 2,
-                    bytes: s.as_bytes().to_vec(),
+                    bytes: s.as_bytes(),
                 })
                 .map(Doc::into_owned)
         };

@@ -65,7 +65,7 @@ fn sign_jsonl(
 
     // Each worker signs a chunk of lines as one batch; a line that does
     // not parse keeps its error, in its place.
-    let sign_chunk = |signer: &mut Signer, lines: &[Line]| -> Vec<Result<String>> {
+    let sign_chunk = |signer: &mut Signer, lines: &[Line<'_>]| -> Vec<Result<String>> {
         let docs: Vec<Result<jsonl::Doc>> = lines.iter().map(|l| fields.parse(l)).collect();
         let texts = docs
             .iter()

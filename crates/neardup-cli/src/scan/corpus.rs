@@ -299,7 +299,7 @@ impl<'a> Loader<'a> {
             lossy: self.args.input.lossy,
         };
         let (params, backend) = (self.params, self.backend);
-        let parse = |l: &Line| -> Result<(String, Fingerprint)> {
+        let parse = |l: &Line<'_>| -> Result<(String, Fingerprint)> {
             match kind {
                 Kind::Signatures => signature_line(l, params),
                 _ => {
@@ -376,9 +376,9 @@ fn id_of(raw: String) -> Result<String> {
 
 /// Reads one signature line back into a fingerprint, refusing another K or
 /// N than the scan's and any line whose parts disagree.
-fn signature_line(l: &Line, params: Params) -> Result<(String, Fingerprint)> {
+fn signature_line(l: &Line<'_>, params: Params) -> Result<(String, Fingerprint)> {
     let n = l.number;
-    let r = SignatureRecord::parse(&l.bytes).map_err(|e| anyhow!("line {n}: {e}"))?;
+    let r = SignatureRecord::parse(l.bytes).map_err(|e| anyhow!("line {n}: {e}"))?;
     let got = r.fingerprint.params;
     if got != params {
         bail!(
@@ -396,10 +396,10 @@ fn signature_line(l: &Line, params: Params) -> Result<(String, Fingerprint)> {
 mod tests {
     use super::*;
 
-    fn line(s: &str) -> Line {
+    fn line(s: &str) -> Line<'_> {
         Line {
             number: 3,
-            bytes: s.as_bytes().to_vec(),
+            bytes: s.as_bytes(),
         }
     }
 

@@ -250,12 +250,12 @@ fn write_deduped(
                     let batch = batch.map_err(|e: io::Error| {
                         anyhow!("reading '{name}' again: {}", describe(&e))
                     })?;
-                    for l in batch {
+                    for l in batch.lines() {
                         if d >= input.first + input.count {
                             return Err(anyhow!("'{name}' changed during the scan"));
                         }
                         if !dropped[d as usize] {
-                            out.write_all(&l.bytes).map_err(fail)?;
+                            out.write_all(l.bytes).map_err(fail)?;
                             if l.bytes.last() != Some(&b'\n') {
                                 out.write_all(b"\n").map_err(fail)?;
                             }
