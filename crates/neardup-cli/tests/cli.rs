@@ -423,6 +423,43 @@ fn sign_prints_one_line_per_file() {
 }
 
 #[test]
+fn large_files_are_mapped_and_sign_as_when_read() {
+    // Over 4 MiB, `read_text` maps the file instead of reading it: the
+    // same bytes through stdin (always read) must give the same line, and
+    // invalid UTF-8 the same refusal, at the same byte.
+    let d = Dir::new();
+    let text: String = (0..700_000)
+        .map(|i| format!("Wörd{} ", i % 90_000))
+        .collect();
+    assert!(text.len() > 4 << 20);
+    let big = d.write("big", &text);
+    let mapped = ok_stdout(&neardup(&["sign", &big]));
+    let read = ok_stdout(&neardup_stdin(&["sign", "-"], text.as_bytes()));
+    let field = |line: &str, name: &str| -> Value {
+        serde_json::from_str::<Value>(line).unwrap()[name].clone()
+    };
+    for name in ["signature", "normalized_sha256", "shingles"] {
+        assert_eq!(field(&mapped, name), field(&read, name), "{name}");
+    }
+    let f = neardup::Fingerprint::of(&text, neardup::Params::default());
+    assert_eq!(field(&mapped, "shingles"), f.shingles);
+    let mut bad = text.into_bytes();
+    let at = 3_000_000 + bad[3_000_000..].iter().position(|&b| b == b' ').unwrap();
+    bad[at] = 0xff;
+    let bad = d.write("bad", &bad);
+    assert_error(
+        &neardup(&["sign", &bad]),
+        2,
+        &format!("invalid UTF-8 at byte {at}"),
+    );
+    let lossy = ok_stdout(&neardup(&["sign", "--lossy", &bad]));
+    assert_ne!(
+        field(&lossy, "normalized_sha256"),
+        field(&mapped, "normalized_sha256")
+    );
+}
+
+#[test]
 fn normalize_prints_exactly_the_hashed_bytes() {
     let d = Dir::new();
     let a = d.write("a", "  ΟΔΟΣ\r\n\u{feff}İ  x ");
