@@ -48,16 +48,16 @@ pub struct Signer {
 /// enough to keep the lanes full, few enough that the batch stays in cache.
 const BATCH: usize = 1 << 13;
 
-/// Shingle `j` of a text of `len` bytes whose spaces are at `spaces`: from
-/// the start of word `j` (after space `j - 1`) to the end of word `j + k - 1`
-/// (at space `j + k - 1`, or the text's end).
-fn shingle_span(spaces: &[u32], len: usize, j: usize, k: usize) -> (usize, usize) {
+/// Shingle `j` of a text of `len` bytes whose spaces from space `held` on
+/// are at `spaces`: from the start of word `j` (after space `j - 1`) to the
+/// end of word `j + k - 1` (at space `j + k - 1`, or the text's end).
+fn shingle_span(spaces: &[u32], held: usize, len: usize, j: usize, k: usize) -> (usize, usize) {
     let start = if j == 0 {
         0
     } else {
-        spaces[j - 1] as usize + 1
+        spaces[j - 1 - held] as usize + 1
     };
-    let end = spaces.get(j + k - 1).map_or(len, |&s| s as usize);
+    let end = spaces.get(j + k - 1 - held).map_or(len, |&s| s as usize);
     (start, end)
 }
 
@@ -134,7 +134,7 @@ impl Signer {
         if words >= k {
             let spaces = &self.spaces;
             let shingles = (0..=words - k).map(|j| {
-                let (s, e) = shingle_span(spaces, len, j, k);
+                let (s, e) = shingle_span(spaces, 0, len, j, k);
                 (start + s, start + e)
             });
             self.spans.extend(shingles);
@@ -192,17 +192,9 @@ impl Signer {
                 scanned = to;
             }
             let (spaces, len) = (&self.spaces, text.len());
-            let span = |j: usize| {
-                let start = if j == 0 {
-                    0
-                } else {
-                    spaces[j - 1 - held] as usize + 1
-                };
-                let end = spaces.get(j + k - 1 - held).map_or(len, |&s| s as usize);
-                (start, end)
-            };
             self.spans.clear();
-            self.spans.extend((first..end).map(span));
+            self.spans
+                .extend((first..end).map(|j| shingle_span(spaces, held, len, j, k)));
             self.keys.clear();
             self.backend.keys(text, &self.spans, &mut self.keys);
             set.insert(text, first, &self.spans, &self.keys, &mut self.hashes);
