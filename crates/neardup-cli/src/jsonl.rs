@@ -381,15 +381,12 @@ fn chunks(lines: &[Line<'_>]) -> Vec<std::ops::Range<usize>> {
     for (i, line) in lines.iter().enumerate() {
         bytes += line.bytes.len();
         if i + 1 - start == CHUNK_LINES || bytes >= CHUNK_BYTES || i + 1 == lines.len() {
-            chunks.push(start..i + 1);
+            chunks.push((bytes, start..i + 1));
             (start, bytes) = (i + 1, 0);
         }
     }
-    let size = |r: &std::ops::Range<usize>| -> usize {
-        lines[r.clone()].iter().map(|l| l.bytes.len()).sum()
-    };
-    chunks.sort_by_cached_key(|r| std::cmp::Reverse(size(r)));
-    chunks
+    chunks.sort_by_key(|&(bytes, _)| std::cmp::Reverse(bytes));
+    chunks.into_iter().map(|(_, range)| range).collect()
 }
 
 /// [`pipeline`] with `work` called on up to [`CHUNK_LINES`] lines at a
