@@ -62,7 +62,7 @@ pub fn read_bytes(path: &Path, max_size: u64, limit: &str) -> Result<Vec<u8>> {
         }
         return Ok(bytes);
     }
-    let open_err = |e: io::Error| anyhow::anyhow!("reading '{name}': {}", describe(&e));
+    let open_err = |e: io::Error| read_error(&name, &e);
     let meta = std::fs::metadata(path).map_err(open_err)?;
     if meta.is_dir() {
         bail!("reading '{name}': it is a directory, not a file");
@@ -128,21 +128,30 @@ pub fn read_text(path: &Path, opts: &InputArgs) -> Result<Text> {
     if let Some(meta) =
         meta.filter(|m| m.is_file() && (MAP_FROM..=opts.max_size).contains(&m.len()))
     {
-        let open_err = |e: io::Error| anyhow::anyhow!("reading '{name}': {}", describe(&e));
+        let open_err = |e: io::Error| read_error(&name, &e);
         let file = File::open(path).map_err(open_err)?;
         // SAFETY: the map is only read. Like every program that maps a
         // file, this trusts that no other process truncates or rewrites the
         // file while it is being read.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(open_err)?;
-        if map.len() as u64 == meta.len() && std::str::from_utf8(&map).is_ok() {
-            return Ok(Text::Mapped(map));
+        if map.len() as u64 == meta.len() {
+            return match std::str::from_utf8(&map) {
+                Ok(_) => Ok(Text::Mapped(map)),
+                // Refused, or replaced with --lossy, as a read text is.
+                Err(_) => decode(map.to_vec(), &name, opts.lossy).map(Text::Owned),
+            };
         }
-        // Invalid UTF-8 (refused, or replaced with --lossy) or a file
-        // that changed: the reading path says which.
+        // The file changed since its size was read: reading it checks
+        // the size again.
     }
     let bytes = read_bytes(path, opts.max_size, "the --max-size limit")?;
     decode(bytes, &name, opts.lossy).map(Text::Owned)
+}
+
+/// `reading 'NAME': PROBLEM`, for an error opening or reading a file.
+fn read_error(name: &str, e: &io::Error) -> anyhow::Error {
+    anyhow::anyhow!("reading '{name}': {}", describe(e))
 }
 
 /// An I/O error in words, without Rust's `(os error 2)` suffix.

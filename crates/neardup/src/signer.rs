@@ -110,22 +110,22 @@ impl Signer {
         let k = self.params.k();
         // More than LARGE shingles needs more than LARGE one-byte words
         // with their spaces, so shorter texts need not be counted.
-        if normalized.len() > 2 * Signer::LARGE {
-            let total = shingle_count(normalized, k);
-            if total > Signer::LARGE {
-                // Whatever waits comes first, to keep the order; the large
-                // text stays where it is (moving it would copy it whole).
-                self.sign_waiting(out);
-                let (shingles, signature) = self.sign_large(start, total);
-                out.push(Fingerprint {
-                    params: self.params,
-                    normalized_sha256: digest,
-                    shingles,
-                    signature,
-                });
-                self.normalized.clear();
-                return;
-            }
+        let large = (normalized.len() > 2 * Signer::LARGE)
+            .then(|| shingle_count(normalized, k))
+            .filter(|&total| total > Signer::LARGE);
+        if let Some(total) = large {
+            // Whatever waits comes first, to keep the order; the large
+            // text stays where it is (moving it would copy it whole).
+            self.sign_waiting(out);
+            let (shingles, signature) = self.sign_large(start, total);
+            out.push(Fingerprint {
+                params: self.params,
+                normalized_sha256: digest,
+                shingles,
+                signature,
+            });
+            self.normalized.clear();
+            return;
         }
         self.spaces.clear();
         self.backend.spaces(normalized, &mut self.spaces);
