@@ -106,7 +106,7 @@ impl std::ops::Deref for Text {
     fn deref(&self) -> &str {
         match self {
             Text::Owned(text) => text,
-            // SAFETY: `read_text` maps only what `from_utf8` accepted.
+            // SAFETY: `read_text` maps only what `neardup::utf8` accepted.
             #[allow(unsafe_code)]
             Text::Mapped(map) => unsafe { std::str::from_utf8_unchecked(map) },
         }
@@ -136,7 +136,7 @@ pub fn read_text(path: &Path, opts: &InputArgs) -> Result<Text> {
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(open_err)?;
         if map.len() as u64 == meta.len() {
-            return match std::str::from_utf8(&map) {
+            return match neardup::utf8(&map) {
                 Ok(_) => Ok(Text::Mapped(map)),
                 // Refused, or replaced with --lossy, as a read text is.
                 Err(_) => decode(map.to_vec(), &name, opts.lossy).map(Text::Owned),

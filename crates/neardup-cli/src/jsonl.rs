@@ -49,7 +49,7 @@ impl Fields<'_> {
     /// fields are skipped without being built.
     pub fn parse<'l>(self, line: &Line<'l>) -> Result<Doc<'l>> {
         let n = line.number;
-        match std::str::from_utf8(line.bytes) {
+        match neardup::utf8(line.bytes) {
             Ok(text) => self.parse_str(text, line),
             Err(_) if self.lossy => {
                 let text = String::from_utf8_lossy(line.bytes).into_owned();

@@ -38,7 +38,7 @@ pub use doc::Doc;
 pub use fingerprint::Fingerprint;
 pub use record::SignatureRecord;
 pub use signer::Signer;
-pub use text::decode;
+pub use text::{decode, utf8};
 
 // The corpus: the scan algorithm and its parts.
 mod cluster;

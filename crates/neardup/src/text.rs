@@ -1,6 +1,21 @@
 //! Bytes to text, as SPEC §1 says: strict UTF-8, or lossy when asked.
 
+use std::str::Utf8Error;
+
 use crate::Error;
+
+/// `std::str::from_utf8`, several times faster on valid text: `simdutf8`
+/// checks 32 or 64 bytes a step (`sign --jsonl` spent 3% of its time in
+/// `std`'s check). Only invalid bytes are checked again by `std`, for the
+/// offset of the first bad byte.
+///
+/// ```
+/// assert_eq!(neardup::utf8(b"caf\xc3\xa9"), Ok("café"));
+/// assert_eq!(neardup::utf8(b"caf\xe9").unwrap_err().valid_up_to(), 3);
+/// ```
+pub fn utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes))
+}
 
 /// Decodes a document's bytes. Strict by default: invalid UTF-8 is an
 /// error giving the first bad byte's offset. With `lossy`, each invalid
