@@ -4,7 +4,8 @@
 //! with no library target made only for fuzzing, and fuzzes exactly the
 //! code `scan` and `sign --jsonl` run.
 //!
-//! Checked: no panic; the lines, with the blank ones skipped, are the
+//! Checked: no panic; a line the fast reading (`json.rs`) accepts is the
+//! document serde reads; the lines, with the blank ones skipped, are the
 //! input; an accepted document agrees with a plain serde_json reading of
 //! the line and round-trips through `{"id": ID, "text": TEXT}`; and any
 //! line serde_json reads as an object with a string or integer id and a
@@ -25,6 +26,10 @@ mod input {
 #[allow(dead_code)]
 #[path = "../../crates/neardup-cli/src/jsonl.rs"]
 mod jsonl;
+
+/// The fast reading of plain lines that `jsonl.rs` tries first.
+#[path = "../../crates/neardup-cli/src/json.rs"]
+mod json;
 
 use jsonl::{Batches, Fields, Line};
 
@@ -66,6 +71,13 @@ fuzz_target!(|data: &[u8]| {
     }
 
     for line in &kept {
+        // The fast reading of a plain line is serde's.
+        if let Ok(text) = std::str::from_utf8(line.bytes) {
+            if let Some((id, fast)) = json::object(text, "id", "text") {
+                let doc = FIELDS.parse_serde(text, line).expect("serde accepts a plain line");
+                assert_eq!((id, &*fast), (doc.id.as_str(), &*doc.text));
+            }
+        }
         let Ok(doc) = FIELDS.parse(line) else {
             // The lossy reading may accept what the strict one refused,
             // never the other way round.

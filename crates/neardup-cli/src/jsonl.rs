@@ -62,8 +62,21 @@ impl Fields<'_> {
         }
     }
 
-    /// [`Fields::parse`] of the line's bytes as `text`.
+    /// [`Fields::parse`] of the line's bytes as `text`: a plain line by
+    /// [`crate::json::object`], any other by serde.
     fn parse_str<'s>(self, text: &'s str, line: &Line<'_>) -> Result<Doc<'s>> {
+        match crate::json::object(text, self.id, self.text) {
+            Some((id, text)) => Ok(Doc {
+                id: id.to_owned(),
+                text,
+            }),
+            None => self.parse_serde(text, line),
+        }
+    }
+
+    /// [`Fields::parse_str`] by serde, which reads every line and words
+    /// every error.
+    pub(crate) fn parse_serde<'s>(self, text: &'s str, line: &Line<'_>) -> Result<Doc<'s>> {
         let n = line.number;
         let mut de = serde_json::Deserializer::from_str(text);
         let doc = self.deserialize(&mut de).and_then(|d| de.end().map(|()| d));
@@ -467,6 +480,107 @@ mod tests {
                 bytes: s.as_bytes(),
             })
             .map(Doc::into_owned)
+    }
+
+    /// Lines made of plain and unusual pieces: whenever the fast reading
+    /// gives a document, serde's gives the same one.
+    #[test]
+    fn the_fast_reading_agrees_with_serde() {
+        let keys = [
+            r#""id""#,
+            r#""text""#,
+            r#""te\u0078t""#,
+            r#""x""#,
+            r#""i\"d""#,
+        ];
+        let values = [
+            r#""a b""#,
+            r#""a\nb \"q\" \\""#,
+            r#""\ud83d\ude00 caf\u00E9""#,
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\x""#,
+            "\"raw\ttab\"",
+            "\"caf\u{e9}\"",
+            r#""""#,
+            r#""\u00""#,
+            "1",
+            "-0",
+            "01",
+            "-",
+            "1.5",
+            "2e3",
+            "123456789012345678901234567890",
+            "true",
+            "nul",
+            "null",
+            "false",
+            "[1]",
+            r#"{"a":1}"#,
+            r#""unterminated"#,
+        ];
+        let space = ["", " ", "\t", "\r\n "];
+        let fields = Fields {
+            id: "id",
+            text: "text",
+            lossy: false,
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut pick = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut fast = 0;
+        for _ in 0..20_000 {
+            let mut line = String::from(space[pick(4)]);
+            line.push('{');
+            // An id and a text, plain half the time, among other fields.
+            let mut members: Vec<(&str, &str)> = (0..pick(3))
+                .map(|_| (keys[pick(keys.len())], values[pick(values.len())]))
+                .collect();
+            let plain = |v: &'static str, pick: &mut dyn FnMut(usize) -> usize| {
+                if pick(2) == 0 {
+                    v
+                } else {
+                    values[pick(values.len())]
+                }
+            };
+            members.insert(pick(members.len() + 1), (keys[0], plain("7", &mut pick)));
+            let text = (keys[1 + pick(2)], plain(values[pick(3)], &mut pick));
+            members.insert(pick(members.len() + 1), text);
+            for (i, (key, value)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    line.push(',');
+                }
+                for part in [
+                    space[pick(4)],
+                    key,
+                    space[pick(4)],
+                    ":",
+                    space[pick(4)],
+                    value,
+                ] {
+                    line.push_str(part);
+                }
+                line.push_str(space[pick(4)]);
+            }
+            line.push_str(["}", "}", "}\n", "} x", ",}", ""][pick(6)]);
+            let line_ = Line {
+                number: 1,
+                bytes: line.as_bytes(),
+            };
+            if let Some((id, text)) = crate::json::object(&line, "id", "text") {
+                fast += 1;
+                let doc = fields
+                    .parse_serde(&line, &line_)
+                    .unwrap_or_else(|e| panic!("{line}: {e}"));
+                assert_eq!((id, &*text), (doc.id.as_str(), &*doc.text), "{line}");
+            }
+        }
+        // Not a check that never runs: many lines are plain.
+        assert!(fast > 1_000, "{fast}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod compare;
 mod explain;
 mod format;
 mod input;
+mod json;
 mod jsonl;
 mod normalize;
 mod output;

@@ -32,17 +32,21 @@ impl Distinct {
         self.first.clear();
         self.first.resize(capacity, 0);
         self.claims.clear();
+        out.reserve(keys.len());
+        // Slices of exactly `capacity`, held apart from `self`: the probe
+        // loop then keeps them in registers and checks no bounds.
+        let (table, firsts) = (&mut self.keys[..capacity], &mut self.first[..capacity]);
         for (i, &key) in keys.iter().enumerate() {
             let mut at = key as usize & mask;
             loop {
-                let first = self.first[at];
+                let first = firsts[at];
                 if first == 0 {
-                    self.first[at] = i as u32 + 1;
-                    self.keys[at] = key;
+                    firsts[at] = i as u32 + 1;
+                    table[at] = key;
                     out.push(i as u32);
                     break;
                 }
-                if self.keys[at] == key {
+                if table[at] == key {
                     self.claims.push((first - 1, i as u32));
                     break;
                 }

@@ -1,0 +1,309 @@
+//! A plain JSONL line read without serde: the object of strings and
+//! integers that nearly every corpus line is, its text field decoded in
+//! runs found 16 bytes a step.
+//!
+//! `serde_json` scans a string 8 bytes a step and stops at every escape,
+//! then the text is copied out of its scratch buffer: on a corpus of man
+//! pages, a newline escape every few dozen bytes, that was a tenth of
+//! `sign --jsonl`. Here a run between escapes is found 16 bytes a step and
+//! copied once. Only the well-formed plain case is read; anything else
+//! (an error, a duplicate field, a nested value, a float) gives `None`, and
+//! serde reads the line and says what is wrong, so errors have one source.
+//!
+//! Differential tests hold this to serde's reading: whenever [`object`]
+//! gives a document, it is the one serde gives.
+
+use std::borrow::Cow;
+
+/// The id (as written: a JSON string with its quotes, or an integer) and
+/// the decoded text of `line`, a JSON object with fields `id` and `text`
+/// whose other values are strings, integers, `true`, `false` or `null`.
+/// `None` for any other line, valid or not.
+pub fn object<'l>(line: &'l str, id: &str, text: &str) -> Option<(&'l str, Cow<'l, str>)> {
+    let mut at = Cursor { line, at: 0 };
+    let (mut got_id, mut got_text) = (None, None);
+    at.expect(b'{')?;
+    loop {
+        at.expect(b'"')?;
+        let key = at.string()?;
+        at.expect(b':')?;
+        at.space();
+        let start = at.at;
+        if key == text {
+            at.expect(b'"')?;
+            let value = at.string()?;
+            got_text.replace(value).is_none().then_some(())?;
+        } else {
+            let value = at.scalar()?;
+            if key == id {
+                // An id is a string or an integer.
+                (value != Scalar::Word).then_some(())?;
+                let raw = line.get(start..at.at)?;
+                got_id.replace(raw).is_none().then_some(())?;
+            }
+        }
+        match at.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    at.space();
+    (at.at == line.len()).then_some(())?;
+    Some((got_id?, got_text?))
+}
+
+/// What [`Cursor::scalar`] read.
+#[derive(PartialEq)]
+enum Scalar {
+    String,
+    Integer,
+    /// `true`, `false` or `null`.
+    Word,
+}
+
+struct Cursor<'l> {
+    line: &'l str,
+    at: usize,
+}
+
+impl<'l> Cursor<'l> {
+    fn bytes(&self) -> &'l [u8] {
+        self.line.as_bytes()
+    }
+
+    /// Skips JSON whitespace.
+    fn space(&mut self) {
+        let rest = &self.bytes()[self.at..];
+        self.at += rest
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+    }
+
+    /// The next byte after whitespace, consumed.
+    fn next(&mut self) -> Option<u8> {
+        self.space();
+        let b = *self.bytes().get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn expect(&mut self, want: u8) -> Option<()> {
+        (self.next()? == want).then_some(())
+    }
+
+    /// A value other than the text: a string (decoded, to check it, and
+    /// dropped), an integer, `true`, `false` or `null`.
+    fn scalar(&mut self) -> Option<Scalar> {
+        let rest = &self.bytes()[self.at..];
+        match *rest.first()? {
+            b'"' => {
+                self.at += 1;
+                self.string().map(|_| Scalar::String)
+            }
+            b'-' | b'0'..=b'9' => {
+                let sign = usize::from(rest[0] == b'-');
+                let digits = rest[sign..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                // No digits, or a leading zero: serde says which error.
+                (digits == 1 || (digits > 1 && rest[sign] != b'0')).then_some(())?;
+                self.at += sign + digits;
+                // A fraction or an exponent makes it no integer.
+                let after = self.bytes().get(self.at);
+                (!matches!(after, Some(b'.' | b'e' | b'E'))).then_some(Scalar::Integer)
+            }
+            _ => {
+                let word = ["true", "false", "null"]
+                    .into_iter()
+                    .find(|w| rest.starts_with(w.as_bytes()))?;
+                self.at += word.len();
+                Some(Scalar::Word)
+            }
+        }
+    }
+
+    /// The string whose opening quote was just read, decoded, the cursor
+    /// left after its closing quote. Borrowed when it has no escape.
+    fn string(&mut self) -> Option<Cow<'l, str>> {
+        let (line, bytes) = (self.line, self.bytes());
+        let mut owned: Option<String> = None;
+        loop {
+            let run = self.at;
+            self.at += plain_len(&bytes[run..]);
+            // A control character must be escaped; the line's end is no
+            // string's end.
+            if *bytes.get(self.at)? < 0x20 {
+                return None;
+            }
+            // Quotes and backslashes are ASCII: both ends are boundaries.
+            let plain = line.get(run..self.at)?;
+            if bytes[self.at] == b'"' {
+                self.at += 1;
+                return Some(match owned {
+                    None => Cow::Borrowed(plain),
+                    Some(mut s) => {
+                        s.push_str(plain);
+                        Cow::Owned(s)
+                    }
+                });
+            }
+            // The rest of the line bounds what is left of the string.
+            let s = owned.get_or_insert_with(|| String::with_capacity(line.len() - run));
+            s.push_str(plain);
+            let escape = *bytes.get(self.at + 1)?;
+            self.at += 2;
+            s.push(match escape {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => self.unicode()?,
+                _ => return None,
+            });
+        }
+    }
+
+    /// The character of a `\u` escape whose `\u` was just read: four hex
+    /// digits, or a surrogate pair of two escapes. A lone surrogate is
+    /// `None`.
+    fn unicode(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        if !(0xd800..0xdc00).contains(&first) {
+            return char::from_u32(first);
+        }
+        (self.bytes().get(self.at..self.at + 2)? == b"\\u").then_some(())?;
+        self.at += 2;
+        let second = self.hex4()?;
+        (0xdc00..0xe000).contains(&second).then_some(())?;
+        char::from_u32(0x10000 + ((first - 0xd800) << 10) + (second - 0xdc00))
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.bytes().get(self.at..self.at + 4)?;
+        self.at += 4;
+        digits
+            .iter()
+            .try_fold(0, |n, &d| Some(n << 4 | char::from(d).to_digit(16)?))
+    }
+}
+
+/// How many bytes of `bytes` come before the first quote, backslash or
+/// control byte (all of them if none does): 16 a step with SSE2, which
+/// every x86-64 CPU has, one at a time elsewhere.
+fn plain_len(bytes: &[u8]) -> usize {
+    let stops = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+    #[cfg(target_arch = "x86_64")]
+    let n = sse2_plain_len(bytes);
+    #[cfg(not(target_arch = "x86_64"))]
+    let n = 0;
+    n + bytes[n..]
+        .iter()
+        .position(|&b| stops(b))
+        .unwrap_or(bytes.len() - n)
+}
+
+/// [`plain_len`] over the whole 16-byte chunks: their length if no chunk
+/// stops, else the first stop's offset.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn sse2_plain_len(bytes: &[u8]) -> usize {
+    use std::arch::x86_64::*;
+    let mut n = 0;
+    while let Some(chunk) = bytes.get(n..n + 16) {
+        // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of
+        // `chunk`, without alignment.
+        let mask = unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            // b < 0x20 exactly when min(b, 0x1f) == b, unsigned.
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
+        };
+        if mask != 0 {
+            return n + mask.trailing_zeros() as usize;
+        }
+        n += 16;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serde's reading of a line as an object: the raw id if it is a
+    /// string or an integer, and the text if it is a string.
+    fn by_serde(line: &str) -> Option<(String, String)> {
+        use serde_json::{value::RawValue, Map};
+        let map: Map<String, serde_json::Value> = serde_json::from_str(line).ok()?;
+        // Serde's Map keeps the last of duplicate keys; refuse them here.
+        let raw: std::collections::HashMap<String, &RawValue> = serde_json::from_str(line).ok()?;
+        let id = raw.get("id")?.get().to_owned();
+        let text = map.get("text")?.as_str()?.to_owned();
+        Some((id, text))
+    }
+
+    #[test]
+    fn reads_plain_lines_as_serde_does() {
+        let lines = [
+            r#"{"id": 1, "text": "a b c"}"#,
+            r#"{"id":"x","text":"line\none\ttab \"q\" \\ \/ \b\f\r"}"#,
+            "{\"text\": \"caf\\u00e9 \\uD83D\\ude00 caf\u{e9}\", \"id\": -17}\n",
+            r#"  {"id": "a\"b", "meta": null, "n": 0, "ok": true, "no": false, "s": "x\ny", "text": ""}  "#,
+            r#"{"id": 123456789012345678901234567890, "text": "big id"}"#,
+            r#"{"te\u0078t": "escaped key", "id": 3}"#,
+        ];
+        for line in lines {
+            let (id, text) = object(line, "id", "text").unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(
+                Some((id.to_owned(), text.into_owned())),
+                by_serde(line),
+                "{line}"
+            );
+        }
+    }
+
+    /// Lines serde refuses, or that need its reading: never a document here.
+    #[test]
+    fn leaves_the_rest_to_serde() {
+        let lines = [
+            "",
+            "[1]",
+            r#"{"id": 1}"#,
+            r#"{"text": "a"}"#,
+            r#"{"id": 1, "text": "a", "text": "b"}"#,
+            r#"{"id": 1, "id": 2, "text": "a"}"#,
+            r#"{"id": 1.5, "text": "a"}"#,
+            r#"{"id": 1e3, "text": "a"}"#,
+            r#"{"id": 01, "text": "a"}"#,
+            r#"{"id": -, "text": "a"}"#,
+            r#"{"id": [1], "text": "a"}"#,
+            r#"{"id": 1, "text": 5}"#,
+            r#"{"id": 1, "meta": {"a": 1}, "text": "a"}"#,
+            r#"{"id": 1, "text": "lone \ud800 surrogate"}"#,
+            r#"{"id": 1, "text": "lone \udc00 low"}"#,
+            r#"{"id": 1, "text": "bad \x escape"}"#,
+            r#"{"id": 1, "text": "short \u12"}"#,
+            "{\"id\": 1, \"text\": \"raw\ttab\"}",
+            r#"{"id": 1, "text": "unterminated}"#,
+            r#"{"id": 1, "text": "a"} trailing"#,
+            r#"{"id": 1, "text": "a",}"#,
+            r#"{"id": 1 "text": "a"}"#,
+            r#"{"id": "\ud800", "text": "a"}"#,
+            r#"{"id": tru, "text": "a"}"#,
+            r#"{"id": null, "text": "a"}"#,
+            r#"{"id": true, "text": "a"}"#,
+        ];
+        for line in lines {
+            assert_eq!(object(line, "id", "text"), None, "{line}");
+        }
+    }
+}
