@@ -239,16 +239,19 @@ fn sse2_plain_len(bytes: &[u8]) -> usize {
 mod tests {
     use super::*;
 
-    /// Serde's reading of a line as an object: the raw id if it is a
-    /// string or an integer, and the text if it is a string.
+    /// The document serde reads from `line`: the reference.
     fn by_serde(line: &str) -> Option<(String, String)> {
-        use serde_json::{value::RawValue, Map};
-        let map: Map<String, serde_json::Value> = serde_json::from_str(line).ok()?;
-        // Serde's Map keeps the last of duplicate keys; refuse them here.
-        let raw: std::collections::HashMap<String, &RawValue> = serde_json::from_str(line).ok()?;
-        let id = raw.get("id")?.get().to_owned();
-        let text = map.get("text")?.as_str()?.to_owned();
-        Some((id, text))
+        let fields = crate::jsonl::Fields {
+            id: "id",
+            text: "text",
+            lossy: false,
+        };
+        let at = crate::jsonl::Line {
+            number: 1,
+            bytes: line.as_bytes(),
+        };
+        let doc = fields.parse_serde(line, &at).ok()?;
+        Some((doc.id, doc.text.into_owned()))
     }
 
     #[test]

@@ -540,16 +540,18 @@ mod tests {
             let mut members: Vec<(&str, &str)> = (0..pick(3))
                 .map(|_| (keys[pick(keys.len())], values[pick(values.len())]))
                 .collect();
-            let plain = |v: &'static str, pick: &mut dyn FnMut(usize) -> usize| {
-                if pick(2) == 0 {
-                    v
-                } else {
-                    values[pick(values.len())]
-                }
+            let id = if pick(2) == 0 {
+                "7"
+            } else {
+                values[pick(values.len())]
             };
-            members.insert(pick(members.len() + 1), (keys[0], plain("7", &mut pick)));
-            let text = (keys[1 + pick(2)], plain(values[pick(3)], &mut pick));
-            members.insert(pick(members.len() + 1), text);
+            members.insert(pick(members.len() + 1), (keys[0], id));
+            let text = values[if pick(2) == 0 {
+                pick(3)
+            } else {
+                pick(values.len())
+            }];
+            members.insert(pick(members.len() + 1), (keys[1 + pick(2)], text));
             for (i, (key, value)) in members.into_iter().enumerate() {
                 if i > 0 {
                     line.push(',');

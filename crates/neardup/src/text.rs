@@ -5,7 +5,7 @@ use std::str::Utf8Error;
 use crate::Error;
 
 /// `std::str::from_utf8`, several times faster on valid text: `simdutf8`
-/// checks 32 or 64 bytes a step (`sign --jsonl` spent 3% of its time in
+/// checks 32 bytes a step with AVX2, 16 with SSE4.2 or NEON (`sign --jsonl` spent 3% of its time in
 /// `std`'s check). Only invalid bytes are checked again by `std`, for the
 /// offset of the first bad byte.
 ///
