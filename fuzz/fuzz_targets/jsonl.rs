@@ -1,10 +1,11 @@
-//! The CLI's JSONL reading: `Batches` (lines) and `Fields::parse` (one
-//! `{"id", "text"}` document), compiled here from the CLI's own source
-//! file. The CLI is a binary crate; including the one file keeps it one,
-//! with no library target made only for fuzzing, and fuzzes exactly the
-//! code `scan` and `sign --jsonl` run.
+//! The CLI's JSONL reading: `Batches` and `Slices` (lines read or
+//! mapped) and `Fields::parse` (one `{"id", "text"}` document), compiled
+//! here from the CLI's own source file. The CLI is a binary crate;
+//! including the one file keeps it one, with no library target made only
+//! for fuzzing, and fuzzes exactly the code `scan` and `sign --jsonl` run.
 //!
-//! Checked: no panic; a line the fast reading (`json.rs`) accepts is the
+//! Checked: no panic; mapped bytes are cut into the lines read ones are;
+//! a line the fast reading (`json.rs`) accepts is the
 //! document serde reads; the lines, with the blank ones skipped, are the
 //! input; an accepted document agrees with a plain serde_json reading of
 //! the line and round-trips through `{"id": ID, "text": TEXT}`; and any
@@ -31,7 +32,7 @@ mod jsonl;
 #[path = "../../crates/neardup-cli/src/json.rs"]
 mod json;
 
-use jsonl::{Batches, Fields, Line};
+use jsonl::{Batches, Fields, Line, Slices};
 
 const FIELDS: Fields<'static> = Fields {
     id: "id",
@@ -51,6 +52,14 @@ fuzz_target!(|data: &[u8]| {
     let batches: Vec<jsonl::Batch> = Batches::new(data, batch)
         .map(|b| b.expect("a slice never fails to read"))
         .collect();
+    // A mapped file is cut as a read one is.
+    let mapped: Vec<jsonl::Batch> = Slices::new(data, batch, u64::MAX)
+        .map(|b| b.expect("no line is over the cap"))
+        .collect();
+    assert_eq!(mapped.len(), batches.len());
+    for (m, b) in mapped.iter().zip(&batches) {
+        assert!(m.lines().map(|l| (l.number, l.bytes)).eq(b.lines().map(|l| (l.number, l.bytes))));
+    }
     let mut kept = Vec::new();
     let mut last = 0;
     for b in &batches {

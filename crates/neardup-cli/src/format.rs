@@ -16,6 +16,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 
 use crate::input::{describe, display_name, is_stdin};
+use crate::jsonl::{Lines, Mapped};
 
 mod parquet;
 
@@ -105,28 +106,105 @@ pub struct Columns<'a> {
 /// A corpus opened for reading: its lines, its format, and its size on
 /// disk when that says how far the reading has got (plain files only).
 pub struct Source {
-    pub lines: Box<dyn BufRead + Send>,
+    pub data: Data,
     pub format: Format,
     pub total: Option<u64>,
+}
+
+/// A corpus's JSONL bytes.
+pub enum Data {
+    /// A plain JSONL file, mapped, as ripgrep maps a large file: its lines
+    /// are read where they lie in the page cache. Reading it would copy
+    /// every byte into a buffer first, on the reader thread, which beside
+    /// two signing threads on two cores takes time from them.
+    Mapped(memmap2::Mmap),
+    /// Standard input, a pipe, or decompressed or decoded lines.
+    Stream(Box<dyn BufRead + Send>),
+}
+
+impl Data {
+    /// The lines, for [`crate::jsonl::pipeline`].
+    pub fn lines(&mut self) -> Lines<'_> {
+        match self {
+            Data::Mapped(map) => Lines::Mapped(map),
+            Data::Stream(reader) => Lines::Stream(&mut **reader),
+        }
+    }
+
+    /// The bytes as one stream.
+    pub fn into_reader(self) -> Box<dyn BufRead + Send> {
+        match self {
+            Data::Mapped(map) => Box::new(Cursor::new(map)),
+            Data::Stream(reader) => reader,
+        }
+    }
+}
+
+impl Mapped for memmap2::Mmap {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        // SAFETY: the map is read-only and of a file, so a page let go of
+        // reads the file's bytes again when touched: nothing a reader
+        // holds can change. (memmap2 marks DONTNEED unsafe for writable
+        // private maps, whose changes it drops.) Only advice: a failure
+        // changes nothing.
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            self.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                range.start,
+                range.len(),
+            )
+        };
+    }
+}
+
+/// A regular file, mapped; `None` when it is empty (or no longer a
+/// regular file).
+fn map_file(path: &Path) -> io::Result<Option<memmap2::Mmap>> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the map is only read. Like every program that maps a file,
+    // this trusts that no other process truncates or rewrites the file
+    // while it is being read.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(&file) }?;
+    Ok(Some(map))
 }
 
 /// Opens a corpus file, or stdin for `-`, as JSONL lines.
 pub fn open(path: &Path, columns: Columns<'_>) -> Result<Source> {
     let name = display_name(path);
     let fail = |e: io::Error| anyhow!("reading '{name}': {}", describe(&e));
-    let (mut raw, size): (Box<dyn Read + Send>, Option<u64>) = if is_stdin(path) {
-        (Box::new(io::stdin()), None)
+    let (mut raw, size, regular): (Box<dyn Read + Send>, _, _) = if is_stdin(path) {
+        (Box::new(io::stdin()), None, false)
     } else {
         let meta = std::fs::metadata(path).map_err(fail)?;
         if meta.is_dir() {
             bail!("reading '{name}': it is a directory, not a file");
         }
-        (Box::new(File::open(path).map_err(fail)?), Some(meta.len()))
+        let file = File::open(path).map_err(fail)?;
+        (Box::new(file), Some(meta.len()), meta.is_file())
     };
     let mut head = Vec::with_capacity(4);
     (&mut raw).take(4).read_to_end(&mut head).map_err(fail)?;
     let format = Format::sniff(&head);
     let raw = Cursor::new(head).chain(raw);
+    if format == Format::Jsonl && regular {
+        if let Some(map) = map_file(path).map_err(fail)? {
+            return Ok(Source {
+                total: Some(map.len() as u64),
+                data: Data::Mapped(map),
+                format,
+            });
+        }
+    }
     let lines: Box<dyn BufRead + Send> = match format {
         Format::Jsonl => Box::new(BufReader::with_capacity(1 << 20, raw)),
         Format::Gzip => {
@@ -158,7 +236,7 @@ pub fn open(path: &Path, columns: Columns<'_>) -> Result<Source> {
         }
     };
     Ok(Source {
-        lines,
+        data: Data::Stream(lines),
         format,
         total: size.filter(|_| format == Format::Jsonl),
     })
@@ -246,9 +324,9 @@ mod tests {
             id: "id",
             text: "text",
         };
-        let mut s = open(&path, cols).map_err(io::Error::other)?;
+        let s = open(&path, cols).map_err(io::Error::other)?;
         let mut out = Vec::new();
-        s.lines.read_to_end(&mut out)?;
+        s.data.into_reader().read_to_end(&mut out)?;
         Ok(out)
     }
 

@@ -199,24 +199,91 @@ fn is_integer(s: &str) -> bool {
 /// it. One buffer per batch, instead of one per line, spares the reader
 /// thread a copy and an allocation per line (it is a third of the work
 /// beside two signing threads), and a used buffer can be handed back
-/// ([`Batches::recycle`]) instead of faulting in fresh pages.
-pub struct Batch {
-    bytes: Vec<u8>,
+/// ([`Batches::recycle`]) instead of faulting in fresh pages. A batch of a
+/// mapped file ([`Slices`]) borrows its bytes and copies nothing.
+pub struct Batch<'m> {
+    bytes: Cow<'m, [u8]>,
     /// Each kept line's number and `start..end` in `bytes`.
     lines: Vec<(u64, usize, usize)>,
 }
 
-impl Batch {
+impl Batch<'_> {
     pub fn lines(&self) -> impl ExactSizeIterator<Item = Line<'_>> {
         self.lines.iter().map(|&(number, start, end)| Line {
             number,
             bytes: &self.bytes[start..end],
         })
     }
+}
 
-    /// The buffer, for [`Batches::recycle`].
-    pub fn into_buffer(self) -> Vec<u8> {
-        self.bytes
+/// What ended [`Cutter::take`].
+enum Cut {
+    /// The lines taken reach the batch size.
+    Full,
+    /// The next line goes on past the bytes there are: read more.
+    More,
+    /// No bytes are left.
+    End,
+}
+
+/// Cuts bytes into numbered lines, skipping blank ones and refusing one
+/// over the cap: the part of reading JSONL that is the same whether the
+/// bytes are read ([`Batches`]) or mapped ([`Slices`]).
+struct Cutter {
+    number: u64,
+    max_line: u64,
+}
+
+impl Cutter {
+    fn over(&self, number: u64) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "line {number} is over the --max-size limit of {} bytes",
+                self.max_line
+            ),
+        )
+    }
+
+    /// Takes the lines of `bytes` from `*at` on into `lines` (as `(number,
+    /// start, end)`, blank ones skipped) until their bytes, counted in
+    /// `size`, reach `want`. `eof` says that no bytes follow `bytes`, so
+    /// that a last line without its newline is a line. A line over the cap
+    /// is an error as soon as its first `max_line + 1` bytes are there.
+    fn take(
+        &mut self,
+        bytes: &[u8],
+        at: &mut usize,
+        eof: bool,
+        want: usize,
+        size: &mut usize,
+        lines: &mut Vec<(u64, usize, usize)>,
+    ) -> std::io::Result<Cut> {
+        while *size < want {
+            let end = match memchr::memchr(b'\n', &bytes[*at..]) {
+                Some(i) => *at + i + 1,
+                None if eof => bytes.len(),
+                None if (bytes.len() - *at) as u64 > self.max_line => {
+                    return Err(self.over(self.number + 1))
+                }
+                None => return Ok(Cut::More),
+            };
+            if end == *at {
+                return Ok(Cut::End);
+            }
+            self.number += 1;
+            let line = &bytes[*at..end];
+            let len = line.len() as u64 - u64::from(line.last() == Some(&b'\n'));
+            if len > self.max_line {
+                return Err(self.over(self.number));
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                *size += line.len();
+                lines.push((self.number, *at, end));
+            }
+            *at = end;
+        }
+        Ok(Cut::Full)
     }
 }
 
@@ -226,9 +293,8 @@ impl Batch {
 /// [`Batches::max_line`] caps.
 pub struct Batches<R> {
     reader: R,
-    number: u64,
+    cutter: Cutter,
     batch_bytes: usize,
-    max_line: u64,
     /// Bytes read past the end of the last batch: the start of a line.
     rest: Vec<u8>,
     /// Emptied buffers to read into.
@@ -243,9 +309,11 @@ impl<R: Read> Batches<R> {
     pub fn new(reader: R, batch_bytes: usize) -> Batches<R> {
         Batches {
             reader,
-            number: 0,
+            cutter: Cutter {
+                number: 0,
+                max_line: u64::MAX,
+            },
             batch_bytes,
-            max_line: u64::MAX,
             rest: Vec::new(),
             spare: Vec::new(),
             error: None,
@@ -258,7 +326,7 @@ impl<R: Read> Batches<R> {
     /// once `max + 1` of them are read, so that one huge line cannot take
     /// all memory: the `--max-size` of a JSONL input.
     pub fn max_line(mut self, max: u64) -> Batches<R> {
-        self.max_line = max;
+        self.cutter.max_line = max;
         self
     }
 
@@ -266,16 +334,6 @@ impl<R: Read> Batches<R> {
     pub fn recycle(&mut self, mut buffer: Vec<u8>) {
         buffer.clear();
         self.spare.push(buffer);
-    }
-
-    fn over(&self, number: u64) -> std::io::Error {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "line {number} is over the --max-size limit of {} bytes",
-                self.max_line
-            ),
-        )
     }
 
     /// Appends up to `want` more bytes of input to `bytes`, noting the end.
@@ -288,7 +346,7 @@ impl<R: Read> Batches<R> {
 }
 
 impl<R: Read> Iterator for Batches<R> {
-    type Item = std::io::Result<Batch>;
+    type Item = std::io::Result<Batch<'static>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(e) = self.error.take() {
@@ -301,17 +359,26 @@ impl<R: Read> Iterator for Batches<R> {
         let mut bytes = self.spare.pop().unwrap_or_default();
         bytes.append(&mut self.rest);
         let (mut lines, mut size, mut at, mut filled) = (Vec::new(), 0, 0, false);
-        while size < self.batch_bytes {
-            let end = match memchr::memchr(b'\n', &bytes[at..]) {
-                Some(i) => at + i + 1,
-                None if self.eof => bytes.len(),
-                None => {
-                    // The line goes on past what is read: it is refused
-                    // once it is over the cap, before more is read.
-                    if (bytes.len() - at) as u64 > self.max_line {
-                        self.error = Some(self.over(self.number + 1));
-                        break;
-                    }
+        loop {
+            let cut = self.cutter.take(
+                &bytes,
+                &mut at,
+                self.eof,
+                self.batch_bytes,
+                &mut size,
+                &mut lines,
+            );
+            match cut {
+                Ok(Cut::Full) => break,
+                Ok(Cut::End) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    break;
+                }
+                Ok(Cut::More) => {
                     // A batch's worth at first; after that, as much as the
                     // line so far, so that the bytes read past the batch
                     // (copied to the next one) stay few.
@@ -324,25 +391,8 @@ impl<R: Read> Iterator for Batches<R> {
                         self.error = Some(e);
                         break;
                     }
-                    continue;
                 }
-            };
-            if end == at {
-                self.done = true;
-                break;
             }
-            self.number += 1;
-            let line = &bytes[at..end];
-            let len = line.len() as u64 - u64::from(line.last() == Some(&b'\n'));
-            if len > self.max_line {
-                self.error = Some(self.over(self.number));
-                break;
-            }
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                size += line.len();
-                lines.push((self.number, at, end));
-            }
-            at = end;
         }
         self.rest.extend_from_slice(&bytes[at..]);
         bytes.truncate(at);
@@ -351,8 +401,95 @@ impl<R: Read> Iterator for Batches<R> {
             self.done = true;
             return self.error.take().map(Err);
         }
-        Some(Ok(Batch { bytes, lines }))
+        Some(Ok(Batch {
+            bytes: Cow::Owned(bytes),
+            lines,
+        }))
     }
+}
+
+/// [`Batches`] of bytes already in memory (a mapped file): each batch
+/// borrows its lines where they lie.
+pub struct Slices<'m> {
+    bytes: &'m [u8],
+    cutter: Cutter,
+    batch_bytes: usize,
+    error: Option<std::io::Error>,
+    done: bool,
+}
+
+impl<'m> Slices<'m> {
+    /// Batches of `bytes`, cut as [`Batches::new`] and
+    /// [`Batches::max_line`] cut a reader's.
+    pub fn new(bytes: &'m [u8], batch_bytes: usize, max_line: u64) -> Slices<'m> {
+        Slices {
+            bytes,
+            cutter: Cutter {
+                number: 0,
+                max_line,
+            },
+            batch_bytes,
+            error: None,
+            done: false,
+        }
+    }
+}
+
+impl<'m> Iterator for Slices<'m> {
+    type Item = std::io::Result<Batch<'m>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.error.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
+        if self.done {
+            return None;
+        }
+        let (mut lines, mut size, mut at) = (Vec::new(), 0, 0);
+        let want = self.batch_bytes;
+        match (self.cutter).take(self.bytes, &mut at, true, want, &mut size, &mut lines) {
+            Ok(Cut::Full) => {}
+            Ok(Cut::End | Cut::More) => self.done = true,
+            Err(e) => self.error = Some(e),
+        }
+        let (batch, rest) = self.bytes.split_at(at);
+        self.bytes = rest;
+        if lines.is_empty() {
+            self.done = true;
+            return self.error.take().map(Err);
+        }
+        Some(Ok(Batch {
+            bytes: Cow::Borrowed(batch),
+            lines,
+        }))
+    }
+}
+
+/// Where the lines of a JSONL input come from.
+pub enum Lines<'m> {
+    /// Bytes in memory, read where they lie.
+    Mapped(&'m dyn Mapped),
+    /// A stream, read into buffers.
+    Stream(&'m mut (dyn BufRead + Send)),
+}
+
+/// Bytes in memory that can be let go of once read: a mapped file.
+pub trait Mapped: Sync {
+    fn bytes(&self) -> &[u8];
+
+    /// The bytes `range` are read and done with: a mapped file's pages
+    /// may leave the process (the file's pages stay cached), so that
+    /// reading a corpus does not keep all of it mapped.
+    fn release(&self, range: std::ops::Range<usize>);
+}
+
+impl Mapped for [u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+
+    fn release(&self, _: std::ops::Range<usize>) {}
 }
 
 /// Input goes to the workers in batches of about this many bytes: large
@@ -360,20 +497,20 @@ impl<R: Read> Iterator for Batches<R> {
 /// bounded however large the input is.
 pub const BATCH_BYTES: usize = 8 << 20;
 
-/// Streams the lines of `reader` through `work` on the current rayon pool
-/// and hands each result to `consume` in input order. A reader thread
-/// fills the next batch while the pool works on this one (two batches in
-/// flight). The first error stops the stream; `name` names the input in
+/// Streams `lines` through `work` on the current rayon pool and hands
+/// each result to `consume` in input order. A reader thread cuts the next
+/// batch (reading it, from a stream) while the pool works on this one (two
+/// batches in flight). The first error stops the stream; `name` names the input in
 /// messages, and a line over `max_line` bytes is one.
 pub fn pipeline<T: Send>(
-    reader: Box<dyn BufRead + Send>,
+    lines: Lines<'_>,
     name: &str,
     max_line: u64,
     work: impl Fn(&Line<'_>) -> Result<T> + Sync,
     consume: impl FnMut(&Line<'_>, T) -> Result<()>,
 ) -> Result<()> {
     let work = |_: &mut (), lines: &[Line<'_>]| lines.iter().map(&work).collect();
-    pipeline_chunks(reader, name, max_line, || (), work, consume)
+    pipeline_chunks(lines, name, max_line, || (), work, consume)
 }
 
 /// Lines go to a worker this many at a time, so that the worker can treat
@@ -407,7 +544,7 @@ fn chunks(lines: &[Line<'_>]) -> Vec<std::ops::Range<usize>> {
 /// worker thread and kept for the whole stream (a [`neardup::Signer`]
 /// whose buffers, once grown, serve every later batch).
 pub fn pipeline_chunks<T: Send, S: Send>(
-    reader: Box<dyn BufRead + Send>,
+    lines: Lines<'_>,
     name: &str,
     max_line: u64,
     init: impl Fn() -> S + Sync + Send,
@@ -421,14 +558,27 @@ pub fn pipeline_chunks<T: Send, S: Send>(
         let (tx, rx) = mpsc::sync_channel(2);
         // Used buffers go back to the reader, to be read into again.
         let (give_back, given_back) = mpsc::channel::<Vec<u8>>();
-        s.spawn(move || {
-            let mut batches = Batches::new(reader, BATCH_BYTES).max_line(max_line);
-            while let Some(batch) = batches.next() {
-                if tx.send(batch).is_err() {
-                    break;
+        let mapped = match &lines {
+            Lines::Mapped(mapped) => Some(*mapped),
+            Lines::Stream(_) => None,
+        };
+        s.spawn(move || match lines {
+            Lines::Mapped(mapped) => {
+                for batch in Slices::new(mapped.bytes(), BATCH_BYTES, max_line) {
+                    if tx.send(batch).is_err() {
+                        break;
+                    }
                 }
-                while let Ok(buffer) = given_back.try_recv() {
-                    batches.recycle(buffer);
+            }
+            Lines::Stream(reader) => {
+                let mut batches = Batches::new(reader, BATCH_BYTES).max_line(max_line);
+                while let Some(batch) = batches.next() {
+                    if tx.send(batch).is_err() {
+                        break;
+                    }
+                    while let Ok(buffer) = given_back.try_recv() {
+                        batches.recycle(buffer);
+                    }
                 }
             }
         });
@@ -457,8 +607,16 @@ pub fn pipeline_chunks<T: Send, S: Send>(
                 consume(line, result.with_context(|| format!("'{name}'"))?)?;
             }
             drop(lines);
-            // The reader may be gone already, at the end.
-            let _ = give_back.send(batch.into_buffer());
+            match batch.bytes {
+                // The reader may be gone already, at the end.
+                Cow::Owned(buffer) => drop(give_back.send(buffer)),
+                Cow::Borrowed(bytes) => {
+                    if let Some(mapped) = mapped {
+                        let start = bytes.as_ptr() as usize - mapped.bytes().as_ptr() as usize;
+                        mapped.release(start..start + bytes.len());
+                    }
+                }
+            }
         }
         Ok(())
     })
@@ -640,6 +798,35 @@ mod tests {
             .map(|b| b.lines().map(|l| l.number).collect())
             .collect();
         assert_eq!(numbers, [vec![1, 4], vec![5]]);
+    }
+
+    /// A mapped file is cut into the lines a read one is, errors included.
+    #[test]
+    fn slices_cut_as_batches_do() {
+        type Cut = Vec<Result<Vec<(u64, Vec<u8>)>, String>>;
+        fn cuts<'b>(batches: impl Iterator<Item = std::io::Result<Batch<'b>>>) -> Cut {
+            let line = |l: Line<'_>| (l.number, l.bytes.to_vec());
+            let batch = |b: Batch<'_>| b.lines().map(line).collect();
+            batches
+                .map(|b| b.map(batch).map_err(|e| e.to_string()))
+                .collect()
+        }
+        let inputs: [&[u8]; 7] = [
+            b"",
+            b"\n\n",
+            b"a\n\n  \nb\nc",
+            b"abc\nabcd\nab\n",
+            b"abcd",
+            b"ab\r\n{}\n\t\nxyz\n",
+            b"a\nbb\nccc\ndddd\neeeee",
+        ];
+        for input in inputs {
+            for (size, max) in [(1, 3), (3, 3), (5, 4), (1 << 20, u64::MAX)] {
+                let read = cuts(Batches::new(input, size).max_line(max));
+                let mapped = cuts(Slices::new(input, size, max));
+                assert_eq!(read, mapped, "{input:?} {size} {max}");
+            }
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn sign_jsonl(
         id: &args.id_field,
         text: &args.text_field,
     };
-    let source = crate::format::open(path, columns)?;
+    let mut source = crate::format::open(path, columns)?;
     let fields = Fields {
         id: &args.id_field,
         text: &args.text_field,
@@ -88,7 +88,7 @@ fn sign_jsonl(
         let signer = || Signer::new(params, backend);
         let max_line = args.input.max_size;
         jsonl::pipeline_chunks(
-            source.lines,
+            source.data.lines(),
             &name,
             max_line,
             signer,

@@ -12,7 +12,7 @@ use neardup::{Backend, Fingerprint, Params, SignatureRecord};
 use rayon::prelude::*;
 
 use super::{tree, ScanArgs};
-use crate::format::{self, Columns, Format};
+use crate::format::{self, Columns, Data, Format};
 use crate::input::{describe, display_name, is_stdin};
 use crate::jsonl::{self, Fields, Line};
 use crate::progress;
@@ -263,35 +263,27 @@ impl<'a> Loader<'a> {
             id: &self.args.id_field,
             text: &self.args.text_field,
         };
-        let source = format::open(path, columns)?;
-        let (mut reader, total) = (source.lines, source.total);
-        // Sniff the first non-blank line, then put it back in front. Read
-        // no further than --max-size: the batches refuse a longer line.
-        let mut head = Vec::new();
+        let mut source = format::open(path, columns)?;
+        // Sniff the first non-blank line; a stream gets it back in front.
         let cap = self.args.input.max_size.saturating_add(2);
-        loop {
-            let mut line = Vec::new();
-            let read = (&mut reader).take(cap).read_until(b'\n', &mut line);
-            if read.map_err(io_err)? == 0 || line.last() != Some(&b'\n') {
-                head.extend_from_slice(&line);
-                break;
+        let head = match &mut source.data {
+            Data::Mapped(map) => first_line(&mut &map[..], cap).map_err(io_err)?,
+            Data::Stream(reader) => {
+                let head = first_line(reader, cap).map_err(io_err)?;
+                let rest = std::mem::replace(reader, Box::new(io::empty()));
+                *reader = Box::new(BufReader::new(Replay {
+                    head: head.clone(),
+                    at: 0,
+                    rest,
+                }));
+                head
             }
-            let blank = line.iter().all(u8::is_ascii_whitespace);
-            head.extend_from_slice(&line);
-            if !blank {
-                break;
-            }
-        }
+        };
         let kind = if SignatureRecord::looks_like(&head) {
             Kind::Signatures
         } else {
             Kind::Documents
         };
-        let reader: Box<dyn BufRead + Send> = Box::new(BufReader::new(Replay {
-            head,
-            at: 0,
-            rest: reader,
-        }));
 
         let fields = Fields {
             id: &self.args.id_field,
@@ -311,9 +303,9 @@ impl<'a> Loader<'a> {
                 }
             }
         };
-        let bar = progress::bytes(total, self.args.batch.quiet);
+        let bar = progress::bytes(source.total, self.args.batch.quiet);
         jsonl::pipeline(
-            reader,
+            source.data.lines(),
             &name,
             self.args.input.max_size,
             parse,
@@ -332,6 +324,21 @@ impl<'a> Loader<'a> {
 /// The sniffed head of an input, then the rest of it. Unlike a `Cursor`
 /// chained in front, it frees the head once it is read: a first line of a
 /// gigabyte is not held twice while the documents are signed.
+/// The lines of `reader` up to its first non-blank one, read no further
+/// than `cap` bytes (the batches refuse a longer line).
+fn first_line(reader: &mut dyn BufRead, cap: u64) -> io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    loop {
+        let mut line = Vec::new();
+        let read = reader.take(cap).read_until(b'\n', &mut line)?;
+        let blank = line.iter().all(u8::is_ascii_whitespace);
+        head.extend_from_slice(&line);
+        if read == 0 || line.last() != Some(&b'\n') || !blank {
+            return Ok(head);
+        }
+    }
+}
+
 struct Replay<R> {
     head: Vec<u8>,
     at: usize,

@@ -244,7 +244,7 @@ fn write_deduped(
             Kind::Documents | Kind::Signatures => {
                 let source = crate::format::open(&input.path, columns)
                     .with_context(|| format!("reading '{name}' again"))?;
-                let lines = Batches::new(source.lines, 8 << 20);
+                let lines = Batches::new(source.data.into_reader(), 8 << 20);
                 let mut d = input.first;
                 for batch in lines {
                     let batch = batch.map_err(|e: io::Error| {
