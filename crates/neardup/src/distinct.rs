@@ -65,15 +65,25 @@ impl Distinct {
 /// The distinct shingles of one large document, inserted in text order
 /// into one table that grows, instead of a table per document.
 ///
-/// Claimed duplicates are checked in runs: a repeated passage gives
-/// consecutive shingles whose first occurrences are consecutive too, at one
-/// distance back in the text. The claims of such a run hold exactly when
-/// the two passages are equal, one comparison of two contiguous ranges, so
-/// the text is read in order instead of at a random place per claim.
+/// A slot is one word: the shingle's base hash `h0` (its key's high half,
+/// which also picks the slot) above its start in the text + 1 (0: empty).
+/// Half the 16 bytes of a key and a span: a 100 MB text's table is 64 MB
+/// instead of 128, and each page of it is a fault on first touch.
+///
+/// Equal `h0`s are *claimed* to be the same shingle and checked on the
+/// text. A claim that starts a run (below) is checked at once, and when
+/// the strings differ (thousands of pairs of a large text's distinct
+/// shingles share an `h0`) the probe goes on. A repeated passage then
+/// gives consecutive shingles whose first occurrences are consecutive
+/// too, at one distance back in the text: the claims of such a run hold
+/// exactly when the two passages are equal, one comparison of two
+/// contiguous ranges when the run ends, so the text is read in order
+/// instead of at a random place per claim.
 #[derive(Debug)]
 pub(crate) struct Large {
-    /// Key and [`PackedSpan`] of each distinct shingle; a zero span is empty.
-    table: Vec<(u64, u64)>,
+    table: Vec<u64>,
+    /// `log2` of the table's length.
+    bits: u32,
     count: usize,
     run: Option<Run>,
     /// No claim has failed so far.
@@ -81,7 +91,8 @@ pub(crate) struct Large {
 }
 
 /// Claims of consecutive shingles whose first occurrences lie `back` bytes
-/// before them: the text `from..to` must equal the text `back` bytes back.
+/// before them: the text `from..to` must equal the text `back` bytes back,
+/// and there end a word.
 #[derive(Debug, Clone, Copy)]
 struct Run {
     back: usize,
@@ -91,33 +102,9 @@ struct Run {
     next: usize,
 }
 
-/// A shingle's start and length packed into one word, start + 1 in the low
-/// 40 bits (so that zero means none) and the length in the high 24; a
-/// length that does not fit is stored as [`PackedSpan::LONG`]. Also the span of
-/// a [`crate::ShingleSet`]'s entries.
-pub(crate) struct PackedSpan;
-
-impl PackedSpan {
-    const START_BITS: u32 = 40;
-    const LONG: u64 = (1 << 24) - 1;
-
-    pub(crate) fn pack(start: usize, end: usize) -> u64 {
-        let len = ((end - start) as u64).min(PackedSpan::LONG);
-        len << PackedSpan::START_BITS | (start as u64 + 1)
-    }
-
-    pub(crate) fn start(span: u64) -> usize {
-        (span & ((1 << PackedSpan::START_BITS) - 1)) as usize - 1
-    }
-
-    pub(crate) fn len(span: u64) -> Option<usize> {
-        let len = span >> PackedSpan::START_BITS;
-        (len != PackedSpan::LONG).then_some(len as usize)
-    }
-}
-
 impl Large {
-    /// A set for a document of `shingles` shingles.
+    /// A set for a document of `shingles` shingles, whose text is at most
+    /// `u32::MAX` bytes long (a slot holds a start in 32 bits).
     pub fn new(shingles: usize) -> Large {
         // Room for three eighths of them distinct before the first growth
         // (the table grows at three quarters full): large texts repeat
@@ -126,10 +113,16 @@ impl Large {
         let capacity = (shingles / 2).next_power_of_two().max(1 << 10);
         Large {
             table: Large::table(capacity),
+            bits: capacity.trailing_zeros(),
             count: 0,
             run: None,
             holds: true,
         }
+    }
+
+    /// The slot where a probe for base hash `h0` starts: its top bits.
+    fn home(&self, h0: u64) -> usize {
+        (h0 >> (32 - self.bits)) as usize
     }
 
     /// Inserts the shingles `first..` with these spans in `text` and keys,
@@ -147,24 +140,25 @@ impl Large {
         const AHEAD: usize = 16;
         for (i, (&key, &(start, end))) in keys.iter().zip(spans).enumerate() {
             if let Some(&ahead) = keys.get(i + AHEAD) {
-                let mask = self.table.len() - 1;
-                crate::backend::prefetch(self.table.as_ptr().wrapping_add(ahead as usize & mask));
+                let at = self.home(ahead >> 32);
+                crate::backend::prefetch(self.table.as_ptr().wrapping_add(at));
             }
             if 4 * self.count >= 3 * self.table.len() {
                 self.grow();
             }
-            let mask = self.table.len() - 1;
-            let mut at = key as usize & mask;
+            let (h0, mask) = (key >> 32, self.table.len() - 1);
+            let mut at = self.home(h0);
             loop {
-                let (k, span) = self.table[at];
-                if span == 0 {
-                    self.table[at] = (key, PackedSpan::pack(start, end));
+                let slot = self.table[at];
+                if slot == 0 {
+                    self.table[at] = h0 << 32 | (start as u64 + 1);
                     self.count += 1;
-                    hashes.push((key >> 32) as u32);
+                    hashes.push(h0 as u32);
                     break;
                 }
-                if k == key {
-                    self.claim(text, span, first + i, start, end);
+                if slot >> 32 == h0
+                    && self.claim(text, (slot as u32 - 1) as usize, first + i, start, end)
+                {
                     break;
                 }
                 at = (at + 1) & mask;
@@ -172,53 +166,51 @@ impl Large {
         }
     }
 
-    /// Shingle `i` at `start..end` has the key of the one at `span`.
-    fn claim(&mut self, text: &[u8], span: u64, i: usize, start: usize, end: usize) {
-        let (was, len) = (PackedSpan::start(span), PackedSpan::len(span));
-        if len != Some(end - start) || end - start >= PackedSpan::LONG as usize {
-            // Different lengths are different strings; a shingle too long
-            // for a span is checked on its own (after the run, in order).
-            self.close(text);
-            self.holds &= len.is_none() && {
-                let rest = &text[was..];
-                let mut spaces = rest.iter().enumerate().filter(|&(_, &b)| b == b' ');
-                let words = text[start..end].iter().filter(|&&b| b == b' ').count();
-                let len = spaces.nth(words).map_or(rest.len(), |(j, _)| j);
-                text[was..was + len] == text[start..end]
-            };
-            return;
-        }
+    /// Shingle `i` at `start..end` has the base hash of the one at `was`:
+    /// whether it is taken to be the same. A claim that extends the open
+    /// run is (and is checked with the run); any other is checked now.
+    fn claim(&mut self, text: &[u8], was: usize, i: usize, start: usize, end: usize) -> bool {
         let back = start - was;
-        match &mut self.run {
-            Some(run) if run.next == i && run.back == back => {
+        if let Some(run) = &mut self.run {
+            if run.next == i && run.back == back {
                 run.to = end;
                 run.next = i + 1;
-            }
-            _ => {
-                self.close(text);
-                self.run = Some(Run {
-                    back,
-                    from: start,
-                    to: end,
-                    next: i + 1,
-                });
+                return true;
             }
         }
+        if !Large::equal(text, back, start, end) {
+            return false;
+        }
+        self.close(text);
+        self.run = Some(Run {
+            back,
+            from: start,
+            to: end,
+            next: i + 1,
+        });
+        true
+    }
+
+    /// Whether the words `from..to` of `text` are the words `back` bytes
+    /// before them: the same bytes, and there too a word ends at `to`.
+    /// (Both start a word; `to - back` is inside the text.)
+    fn equal(text: &[u8], back: usize, from: usize, to: usize) -> bool {
+        text[to - back] == b' ' && text[from - back..to - back] == text[from..to]
     }
 
     /// Checks the open run, if any.
     fn close(&mut self, text: &[u8]) {
         if let Some(r) = self.run.take() {
-            self.holds &= text[r.from - r.back..r.to - r.back] == text[r.from..r.to];
+            self.holds &= Large::equal(text, r.back, r.from, r.to);
         }
     }
 
     /// An empty table of `capacity` slots, on huge pages where the kernel
     /// gives them: a large document's table is probed at random.
-    fn table(capacity: usize) -> Vec<(u64, u64)> {
+    fn table(capacity: usize) -> Vec<u64> {
         // Zeroed by the allocator (fresh pages for a large table), so no
         // page is touched before the advice.
-        let table = vec![(0, 0); capacity];
+        let table = vec![0; capacity];
         crate::backend::advise_huge_pages(&table);
         table
     }
@@ -226,19 +218,21 @@ impl Large {
     fn grow(&mut self) {
         let bigger = Large::table(2 * self.table.len());
         let old = std::mem::replace(&mut self.table, bigger);
+        self.bits += 1;
         let mask = self.table.len() - 1;
-        for (key, span) in old.into_iter().filter(|&(_, span)| span != 0) {
-            let mut at = key as usize & mask;
-            while self.table[at].1 != 0 {
+        for slot in old.into_iter().filter(|&slot| slot != 0) {
+            let mut at = self.home(slot >> 32);
+            while self.table[at] != 0 {
                 at = (at + 1) & mask;
             }
-            self.table[at] = (key, span);
+            self.table[at] = slot;
         }
     }
 
-    /// The number of distinct shingles, or `None` when two different ones
-    /// share a key (never seen, but possible), and the caller must start
-    /// over comparing strings.
+    /// The number of distinct shingles, or `None` when a run's claims did
+    /// not hold (two different shingles with one `h0` one run's distance
+    /// apart: never seen, but possible), and the caller must start over
+    /// comparing strings.
     pub fn finish(mut self, text: &[u8]) -> Option<usize> {
         self.close(text);
         self.holds.then_some(self.count)
@@ -289,13 +283,9 @@ mod tests {
         assert!(d.claims().is_empty());
     }
 
-    /// Runs of claims, broken runs, a claim of another length and a
-    /// long shingle, checked against the strings.
-    #[test]
-    fn large_sets_check_claims_in_runs() {
-        let text = b"a b c d a b c d x a b c d";
-        // Shingles of 2 words and fake keys: equal keys for equal strings,
-        // except where a test says otherwise.
+    /// Two-word shingles of `text` and keys whose `h0` is a hash of the
+    /// string: equal for equal strings.
+    fn two_word_shingles(text: &[u8]) -> (Vec<(usize, usize)>, Vec<u64>) {
         let spans: Vec<(usize, usize)> = (0..text.len())
             .filter(|&i| i == 0 || text[i - 1] == b' ')
             .filter_map(|s| {
@@ -308,9 +298,22 @@ mod tests {
             })
             .collect();
         let key = |&(s, e): &(usize, usize)| -> u64 {
-            text[s..e].iter().fold(7, |h, &b| h * 31 + u64::from(b))
+            let h = text[s..e].iter().fold(7u32, |h, &b| {
+                h.wrapping_mul(0x9e37_79b9).wrapping_add(u32::from(b))
+            });
+            u64::from(h) << 32 | 0x5555
         };
-        let keys: Vec<u64> = spans.iter().map(key).collect();
+        let keys = spans.iter().map(key).collect();
+        (spans, keys)
+    }
+
+    /// Runs of claims and broken runs, checked against the strings; a
+    /// claim that starts a run is checked at once, one that extends a run
+    /// with the run.
+    #[test]
+    fn large_sets_check_claims_in_runs() {
+        let text = b"a b c d a b c d x a b c d";
+        let (spans, keys) = two_word_shingles(text);
         let mut set = Large::new(4);
         let mut hashes = Vec::new();
         // In two calls, as the signer feeds chunks.
@@ -320,20 +323,37 @@ mod tests {
         assert_eq!(set.finish(text), Some(6));
         assert_eq!(hashes.len(), 6);
 
-        // "x a" given the key of "a b": same length, other string.
+        // "x a" given the key of "a b": a claim that starts a run, checked
+        // at once; the probe goes on and "x a" is a shingle of its own.
         let mut forged = keys.clone();
         let xa = spans.iter().position(|&(s, _)| text[s] == b'x').unwrap();
         forged[xa] = keys[0];
         let mut set = Large::new(4);
         set.insert(text, 0, &spans, &forged, &mut Vec::new());
+        assert_eq!(set.finish(text), Some(6));
+
+        // "b d" given the key of "b c", one run's distance after it: the
+        // run's check fails, and the caller must start over.
+        let text = b"a b c a b d";
+        let (spans, mut keys) = two_word_shingles(text);
+        keys[4] = keys[1];
+        let mut set = Large::new(4);
+        set.insert(text, 0, &spans, &keys, &mut Vec::new());
         assert_eq!(set.finish(text), None);
 
-        // A claim between shingles of different lengths never holds.
-        let text = b"ab c ab cd";
-        let spans = [(0, 4), (3, 7), (5, 10)];
+        // One key for "ab cd" and "ab c", which starts it: still two
+        // shingles (three distinct in all).
+        let text = b"ab cd ab c";
+        let spans = [(0, 5), (3, 8), (6, 10)];
         let mut set = Large::new(2);
-        set.insert(text, 0, &spans, &[1, 2, 1], &mut Vec::new());
-        assert_eq!(set.finish(text), None);
+        set.insert(
+            text,
+            0,
+            &spans,
+            &[1 << 32, 2 << 32, 1 << 32],
+            &mut Vec::new(),
+        );
+        assert_eq!(set.finish(text), Some(3));
     }
 
     #[test]

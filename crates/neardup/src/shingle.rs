@@ -5,7 +5,6 @@ use std::collections::hash_map::Entry as Entry_;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::distinct::PackedSpan;
 use crate::Backend;
 
 /// Iterates over the shingles of a normalized text, in order, duplicates
@@ -94,6 +93,30 @@ impl Entry {
 
     fn len(self) -> Option<usize> {
         PackedSpan::len(self.span)
+    }
+}
+
+/// A shingle's start and length packed into one word, start + 1 in the low
+/// 40 bits (so that zero means none) and the length in the high 24; a
+/// length that does not fit is stored as [`PackedSpan::LONG`].
+struct PackedSpan;
+
+impl PackedSpan {
+    const START_BITS: u32 = 40;
+    const LONG: u64 = (1 << 24) - 1;
+
+    fn pack(start: usize, end: usize) -> u64 {
+        let len = ((end - start) as u64).min(PackedSpan::LONG);
+        len << PackedSpan::START_BITS | (start as u64 + 1)
+    }
+
+    fn start(span: u64) -> usize {
+        (span & ((1 << PackedSpan::START_BITS) - 1)) as usize - 1
+    }
+
+    fn len(span: u64) -> Option<usize> {
+        let len = span >> PackedSpan::START_BITS;
+        (len != PackedSpan::LONG).then_some(len as usize)
     }
 }
 

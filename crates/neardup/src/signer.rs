@@ -164,8 +164,8 @@ impl Signer {
                 Signature::from_base_hashes_with(&set.base_hashes(), self.params, self.backend);
             (set.len() as u64, signature)
         };
-        // Word positions are u32s (and so within a `PackedSpan`'s 2⁴⁰);
-        // longer texts (never seen) take the path that needs no positions.
+        // Word positions and the set's starts are u32s; longer texts
+        // (never seen) take the path that needs no positions.
         if text.len() > u32::MAX as usize {
             return fallback(text);
         }
