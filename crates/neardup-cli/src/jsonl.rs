@@ -259,13 +259,16 @@ impl Cutter {
         size: &mut usize,
         lines: &mut Vec<(u64, usize, usize)>,
     ) -> std::io::Result<Cut> {
+        // A line is searched for its newline no further than its cap: a
+        // mapped file of one huge line is refused without reading it all.
+        let cap = usize::try_from(self.max_line.saturating_add(1)).unwrap_or(usize::MAX);
         while *size < want {
-            let end = match memchr::memchr(b'\n', &bytes[*at..]) {
+            let rest = &bytes[*at..];
+            let seen = &rest[..rest.len().min(cap)];
+            let end = match memchr::memchr(b'\n', seen) {
                 Some(i) => *at + i + 1,
+                None if seen.len() < rest.len() => return Err(self.over(self.number + 1)),
                 None if eof => bytes.len(),
-                None if (bytes.len() - *at) as u64 > self.max_line => {
-                    return Err(self.over(self.number + 1))
-                }
                 None => return Ok(Cut::More),
             };
             if end == *at {
@@ -450,6 +453,7 @@ impl<'m> Iterator for Slices<'m> {
         let want = self.batch_bytes;
         match (self.cutter).take(self.bytes, &mut at, true, want, &mut size, &mut lines) {
             Ok(Cut::Full) => {}
+            // Nothing follows the bytes, so no line waits for more.
             Ok(Cut::End | Cut::More) => self.done = true,
             Err(e) => self.error = Some(e),
         }
