@@ -34,8 +34,11 @@ pub struct Signer {
     normalized: Vec<u8>,
     /// The shingles of the documents waiting, as spans of `normalized`.
     spans: Vec<(usize, usize)>,
-    /// The documents waiting: their digest and where their spans end.
-    waiting: Vec<(Digest, usize)>,
+    /// The documents waiting: their normalized text in `normalized`...
+    texts: Vec<(usize, usize)>,
+    /// ... and where their spans end.
+    ends: Vec<usize>,
+    digests: Vec<Digest>,
     /// The positions of one document's spaces.
     spaces: Vec<u32>,
     keys: Vec<u64>,
@@ -72,7 +75,9 @@ impl Signer {
             backend,
             normalized: Vec::new(),
             spans: Vec::new(),
-            waiting: Vec::new(),
+            texts: Vec::new(),
+            ends: Vec::new(),
+            digests: Vec::new(),
             spaces: Vec::new(),
             keys: Vec::new(),
             distinct: Distinct::default(),
@@ -105,8 +110,6 @@ impl Signer {
         let start = self.normalized.len();
         self.backend.normalize_into(text, &mut self.normalized);
         let normalized = &self.normalized[start..];
-        // Hashed now, while the text is in cache.
-        let digest = Digest::of(normalized);
         let k = self.params.k();
         // More than LARGE shingles needs more than LARGE one-byte words
         // with their spaces, so shorter texts need not be counted.
@@ -120,7 +123,7 @@ impl Signer {
             let (shingles, signature) = self.sign_large(start, total);
             out.push(Fingerprint {
                 params: self.params,
-                normalized_sha256: digest,
+                normalized_sha256: Digest::of(&self.normalized[start..]),
                 shingles,
                 signature,
             });
@@ -139,7 +142,8 @@ impl Signer {
             });
             self.spans.extend(shingles);
         }
-        self.waiting.push((digest, self.spans.len()));
+        self.texts.push((start, start + len));
+        self.ends.push(self.spans.len());
         if self.spans.len() >= BATCH {
             self.flush(out);
         }
@@ -224,8 +228,12 @@ impl Signer {
         self.keys.clear();
         self.backend
             .keys(&self.normalized, &self.spans, &mut self.keys);
+        // The normalized texts are hashed together, several at a time.
+        self.digests.clear();
+        self.backend
+            .digests(&self.normalized, &self.texts, &mut self.digests);
         let mut from = 0;
-        for &(digest, to) in &self.waiting {
+        for (&digest, &to) in self.digests.iter().zip(&self.ends) {
             let (keys, spans) = (&self.keys[from..to], &self.spans[from..to]);
             let text = |i: usize| {
                 let (s, e) = spans[i];
@@ -259,7 +267,8 @@ impl Signer {
             });
             from = to;
         }
-        self.waiting.clear();
+        self.texts.clear();
+        self.ends.clear();
         self.spans.clear();
     }
 }

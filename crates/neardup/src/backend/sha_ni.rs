@@ -19,6 +19,7 @@ use std::arch::x86_64::*;
 
 use super::portable::key_one;
 use super::sha256::{IV, K, MAX_ONE_BLOCK};
+use crate::Digest;
 
 /// How many messages run interleaved. `sha256rnds2` has a latency of
 /// several cycles and a throughput of one per cycle, so independent
@@ -81,16 +82,16 @@ fn load(text: &[u8], m: Message, b: usize, blocks: usize) -> Block {
     words
 }
 
-/// Rounds 4i..4i+4 of each of the `WAYS` messages, step by step across
+/// Rounds 4i..4i+4 of each of the `W` messages, step by step across
 /// them so that their instruction chains overlap. `m[w][j]` holds message
 /// words 4j..4j+3 of message `w`, the schedule rotating through the four
 /// registers.
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn rounds<const I: usize>(
-    abef: &mut [__m128i; WAYS],
-    cdgh: &mut [__m128i; WAYS],
-    m: &mut [Block; WAYS],
+fn rounds<const I: usize, const W: usize>(
+    abef: &mut [__m128i; W],
+    cdgh: &mut [__m128i; W],
+    m: &mut [Block; W],
 ) {
     let k = _mm_set_epi32(
         K[4 * I + 3] as i32,
@@ -99,7 +100,7 @@ fn rounds<const I: usize>(
         K[4 * I] as i32,
     );
     let (cur, prev, next) = (I % 4, (I + 3) % 4, (I + 1) % 4);
-    for w in 0..WAYS {
+    for w in 0..W {
         let msg = _mm_add_epi32(m[w][cur], k);
         cdgh[w] = _mm_sha256rnds2_epu32(cdgh[w], abef[w], msg);
         if (3..15).contains(&I) {
@@ -113,29 +114,48 @@ fn rounds<const I: usize>(
     }
 }
 
+/// The initial state, as ABEF and CDGH (`[F, E, B, A]` from low to high
+/// lane, and likewise).
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn iv() -> (__m128i, __m128i) {
+    (
+        _mm_set_epi32(IV[0] as i32, IV[1] as i32, IV[4] as i32, IV[5] as i32),
+        _mm_set_epi32(IV[2] as i32, IV[3] as i32, IV[6] as i32, IV[7] as i32),
+    )
+}
+
+/// One block of each of `W` messages, side by side: their states move on
+/// by the blocks `m` (whose registers the schedule uses up).
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn compress<const W: usize>(
+    abef: &mut [__m128i; W],
+    cdgh: &mut [__m128i; W],
+    m: &mut [Block; W],
+) {
+    let (mut s_abef, mut s_cdgh) = (*abef, *cdgh);
+    // Spelled out so that every register index is a constant: a loop
+    // here, not unrolled, kept the schedule in memory.
+    macro_rules! rounds {
+        ($($i:literal)*) => {$(
+            rounds::<$i, W>(&mut s_abef, &mut s_cdgh, m);
+        )*};
+    }
+    rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    for w in 0..W {
+        abef[w] = _mm_add_epi32(abef[w], s_abef[w]);
+        cdgh[w] = _mm_add_epi32(cdgh[w], s_cdgh[w]);
+    }
+}
+
 /// The keys of `WAYS` messages of `B` blocks each, hashed side by side.
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 fn hash<const B: usize>(text: &[u8], group: &[Message; WAYS], out: &mut [u64]) {
-    // ABEF = [F, E, B, A] from low to high lane; CDGH likewise.
-    let abef0 = _mm_set_epi32(IV[0] as i32, IV[1] as i32, IV[4] as i32, IV[5] as i32);
-    let cdgh0 = _mm_set_epi32(IV[2] as i32, IV[3] as i32, IV[6] as i32, IV[7] as i32);
-    let mut abef = [abef0; WAYS];
-    let mut cdgh = [cdgh0; WAYS];
+    let (mut abef, mut cdgh) = ([iv().0; WAYS], [iv().1; WAYS]);
     for b in 0..B {
         let mut m: [Block; WAYS] = std::array::from_fn(|w| load(text, group[w], b, B));
-        let (mut s_abef, mut s_cdgh) = (abef, cdgh);
-        // Spelled out so that every register index is a constant: a loop
-        // here, not unrolled, kept the schedule in memory.
-        macro_rules! rounds {
-            ($($i:literal)*) => {$(
-                rounds::<$i>(&mut s_abef, &mut s_cdgh, &mut m);
-            )*};
-        }
-        rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-        for w in 0..WAYS {
-            abef[w] = _mm_add_epi32(abef[w], s_abef[w]);
-            cdgh[w] = _mm_add_epi32(cdgh[w], s_cdgh[w]);
-        }
+        compress(&mut abef, &mut cdgh, &mut m);
     }
     for (m, abef) in group.iter().zip(abef) {
         // The key is digest words A and B.
@@ -204,4 +224,121 @@ pub fn keys(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u64>) {
     }
     one.flush(text, out);
     two.flush(text, out);
+}
+
+/// How many texts [`digests`] hashes side by side. A text is a chain of
+/// compressions, each waiting on the last; this many chains fill the gaps
+/// in `sha256rnds2`'s latency without spilling registers.
+const LANES: usize = 2;
+
+/// A text in one lane of [`digests`]: where it starts, how many of its
+/// blocks are whole in the text, and its last one or two blocks, padded.
+struct Lane {
+    slot: usize,
+    start: usize,
+    whole: usize,
+    blocks: usize,
+    /// The next block to hash.
+    next: usize,
+    tail: [u8; 128],
+}
+
+impl Lane {
+    fn new(text: &[u8], (start, end): (usize, usize), slot: usize) -> Lane {
+        let len = end - start;
+        let whole = len / 64;
+        let rest = &text[start + 64 * whole..end];
+        let mut tail = [0; 128];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        // The bit length goes in the last 8 bytes of the block that has
+        // room for them after the 0x80.
+        let padded = if rest.len() + 9 <= 64 { 1 } else { 2 };
+        tail[64 * padded - 8..64 * padded].copy_from_slice(&(8 * len as u64).to_be_bytes());
+        Lane {
+            slot,
+            start,
+            whole,
+            blocks: whole + padded,
+            next: 0,
+            tail,
+        }
+    }
+
+    /// The lane's next block, as big-endian words.
+    #[inline]
+    #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+    #[allow(unsafe_code)]
+    fn block(&self, text: &[u8]) -> Block {
+        let bytes: &[u8; 64] = match self.next.checked_sub(self.whole) {
+            None => text[self.start + 64 * self.next..][..64].try_into(),
+            Some(b) => self.tail[64 * b..][..64].try_into(),
+        }
+        .expect("64 bytes");
+        let swap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+        // SAFETY: `bytes` is 64 bytes, and this reads bytes 16j..16j+16,
+        // j < 4, without alignment.
+        std::array::from_fn(|j| unsafe {
+            _mm_shuffle_epi8(_mm_loadu_si128(bytes.as_ptr().add(16 * j).cast()), swap)
+        })
+    }
+}
+
+/// The SHA-256 digest of each `text[start..end]`, into `out` in order:
+/// [`LANES`] texts side by side, longest first, a lane taking the next
+/// text as soon as its own is done, so that one long text holds back no
+/// other. (The `sha2` crate hashes one text at a time, each compression
+/// waiting on the last.)
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+pub fn digests(text: &[u8], spans: &[(usize, usize)], out: &mut [Digest]) {
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_unstable_by_key(|&i| std::cmp::Reverse(spans[i].1 - spans[i].0));
+    let mut order = order.into_iter();
+    let mut lanes: [Option<Lane>; LANES] = Default::default();
+    let (mut abef, mut cdgh) = ([iv().0; LANES], [iv().1; LANES]);
+    loop {
+        for (w, lane) in lanes.iter_mut().enumerate() {
+            if let Some(done) = lane.take_if(|l| l.next == l.blocks) {
+                out[done.slot] = Digest(digest(abef[w], cdgh[w]));
+            }
+            if lane.is_none() {
+                *lane = order.next().map(|i| Lane::new(text, spans[i], i));
+                (abef[w], cdgh[w]) = iv();
+            }
+        }
+        if lanes.iter().all(Option::is_none) {
+            return;
+        }
+        // An empty lane hashes zeros, and its state is reset before use.
+        let mut m: [Block; LANES] = std::array::from_fn(|w| {
+            lanes[w]
+                .as_ref()
+                .map_or([_mm_setzero_si128(); 4], |l| l.block(text))
+        });
+        compress(&mut abef, &mut cdgh, &mut m);
+        for lane in lanes.iter_mut().flatten() {
+            lane.next += 1;
+        }
+    }
+}
+
+/// The digest bytes of a final state: A to H, big-endian.
+#[inline]
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+fn digest(abef: __m128i, cdgh: __m128i) -> [u8; 32] {
+    let words = [
+        _mm_extract_epi32::<3>(abef),
+        _mm_extract_epi32::<2>(abef),
+        _mm_extract_epi32::<3>(cdgh),
+        _mm_extract_epi32::<2>(cdgh),
+        _mm_extract_epi32::<1>(abef),
+        _mm_extract_epi32::<0>(abef),
+        _mm_extract_epi32::<1>(cdgh),
+        _mm_extract_epi32::<0>(cdgh),
+    ];
+    let mut out = [0; 32];
+    for (bytes, word) in out.chunks_exact_mut(4).zip(words) {
+        bytes.copy_from_slice(&(word as u32).to_be_bytes());
+    }
+    out
 }
