@@ -129,45 +129,54 @@ impl<'l> Cursor<'l> {
     /// left after its closing quote. Borrowed when it has no escape.
     fn string(&mut self) -> Option<Cow<'l, str>> {
         let (line, bytes) = (self.line, self.bytes());
-        let mut owned: Option<String> = None;
+        let start = self.at;
+        self.at += plain_len(&bytes[start..]);
+        if *bytes.get(self.at)? == b'"' {
+            self.at += 1;
+            // Quotes are ASCII: both ends are boundaries.
+            return line.get(start..self.at - 1).map(Cow::Borrowed);
+        }
+        // An escape is longer than what it stands for, so the rest of the
+        // line holds the decoded bytes, and a step more the runs' copies.
+        let mut out = Vec::with_capacity(bytes.len() - start + STEP);
+        out.extend_from_slice(&bytes[start..self.at]);
         loop {
-            let run = self.at;
-            self.at += plain_len(&bytes[run..]);
             // A control character must be escaped; the line's end is no
             // string's end.
-            if *bytes.get(self.at)? < 0x20 {
-                return None;
+            match *bytes.get(self.at)? {
+                b'"' => break,
+                b'\\' => {}
+                _ => return None,
             }
-            // Quotes and backslashes are ASCII: both ends are boundaries.
-            let plain = line.get(run..self.at)?;
-            if bytes[self.at] == b'"' {
-                self.at += 1;
-                return Some(match owned {
-                    None => Cow::Borrowed(plain),
-                    Some(mut s) => {
-                        s.push_str(plain);
-                        Cow::Owned(s)
-                    }
-                });
-            }
-            // The rest of the line bounds what is left of the string.
-            let s = owned.get_or_insert_with(|| String::with_capacity(line.len() - run));
-            s.push_str(plain);
             let escape = *bytes.get(self.at + 1)?;
             self.at += 2;
-            s.push(match escape {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => self.unicode()?,
+            let byte = match escape {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                b'/' => b'/',
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                b'u' => {
+                    let c = self.unicode()?;
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    self.at = copy_plain(bytes, self.at, &mut out);
+                    continue;
+                }
                 _ => return None,
-            });
+            };
+            out.push(byte);
+            self.at = copy_plain(bytes, self.at, &mut out);
         }
+        self.at += 1;
+        // SAFETY: `out` is the line's bytes between the quotes, a `str`
+        // cut only before or after ASCII quotes and backslashes, so at
+        // character boundaries, with each escape replaced by the UTF-8 of
+        // the character it stands for: UTF-8 throughout.
+        #[allow(unsafe_code)]
+        Some(Cow::Owned(unsafe { String::from_utf8_unchecked(out) }))
     }
 
     /// The character of a `\u` escape whose `\u` was just read: four hex
@@ -194,6 +203,55 @@ impl<'l> Cursor<'l> {
     }
 }
 
+/// The bytes [`copy_plain`] copies in one step.
+const STEP: usize = 16;
+
+/// Appends to `out` the bytes of `bytes` from `at` up to the first quote,
+/// backslash or control byte (or the end), and returns where that stop is:
+/// the search and the copy in one pass, 16 bytes a step with SSE2 (each
+/// step stores all 16 into `out`'s spare room, and the length takes only
+/// the plain ones), one at a time elsewhere and at the end of the line.
+fn copy_plain(bytes: &[u8], at: usize, out: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        out.reserve(bytes.len() - at + STEP);
+        let room = out.spare_capacity_mut();
+        while let Some(chunk) = bytes.get(at + n..at + n + STEP) {
+            let to = &mut room[n..n + STEP];
+            // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes
+            // of `chunk` and the store writes the 16 of `to`, both without
+            // alignment.
+            #[allow(unsafe_code)]
+            let mask = unsafe {
+                use std::arch::x86_64::*;
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                _mm_storeu_si128(to.as_mut_ptr().cast(), v);
+                sse2_stops(v)
+            };
+            if mask != 0 {
+                n += mask.trailing_zeros() as usize;
+                // SAFETY: the stores above wrote the `n` bytes past the
+                // length, and the room reserved holds them.
+                #[allow(unsafe_code)]
+                unsafe {
+                    out.set_len(out.len() + n)
+                };
+                return at + n;
+            }
+            n += STEP;
+        }
+        // SAFETY: as above, for the whole chunks stored.
+        #[allow(unsafe_code)]
+        unsafe {
+            out.set_len(out.len() + n)
+        };
+    }
+    let rest = plain_len(&bytes[at + n..]);
+    out.extend_from_slice(&bytes[at + n..at + n + rest]);
+    at + n + rest
+}
+
 /// How many bytes of `bytes` come before the first quote, backslash or
 /// control byte (all of them if none does): 16 a step with SSE2, which
 /// every x86-64 CPU has, one at a time elsewhere.
@@ -212,27 +270,33 @@ fn plain_len(bytes: &[u8]) -> usize {
 /// [`plain_len`] over the whole 16-byte chunks: their length if no chunk
 /// stops, else the first stop's offset.
 #[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
 fn sse2_plain_len(bytes: &[u8]) -> usize {
-    use std::arch::x86_64::*;
     let mut n = 0;
-    while let Some(chunk) = bytes.get(n..n + 16) {
+    while let Some(chunk) = bytes.get(n..n + STEP) {
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of
         // `chunk`, without alignment.
-        let mask = unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr().cast());
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            // b < 0x20 exactly when min(b, 0x1f) == b, unsigned.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-        };
+        #[allow(unsafe_code)]
+        let mask = unsafe { sse2_stops(std::arch::x86_64::_mm_loadu_si128(chunk.as_ptr().cast())) };
         if mask != 0 {
             return n + mask.trailing_zeros() as usize;
         }
-        n += 16;
+        n += STEP;
     }
     n
+}
+
+/// A bit for each byte of `v` that is a quote, a backslash or a control
+/// byte.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "sse2")]
+fn sse2_stops(v: std::arch::x86_64::__m128i) -> i32 {
+    use std::arch::x86_64::*;
+    let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+    let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+    // b < 0x20 exactly when min(b, 0x1f) == b, unsigned.
+    let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
 }
 
 #[cfg(test)]
@@ -271,6 +335,49 @@ mod tests {
                 by_serde(line),
                 "{line}"
             );
+        }
+    }
+
+    /// Escapes at every offset from the string's start and from the
+    /// line's end, between runs of every length, with characters of one
+    /// to four bytes: where the copy goes 16 bytes a step and where it
+    /// goes one at a time.
+    #[test]
+    fn escapes_at_every_offset_read_as_serde_does() {
+        let pieces = [
+            "a",
+            "é",
+            "€",
+            "😀",
+            "\\n",
+            "\\\"",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\\\",
+        ];
+        for lead in 0..40 {
+            for (p, piece) in pieces.iter().enumerate() {
+                for trail in [0, 1, 15, 16, 17, 33] {
+                    let text = format!(
+                        "{}{piece}{}{}",
+                        "x".repeat(lead),
+                        "y".repeat(trail),
+                        pieces[(p + lead) % pieces.len()]
+                    );
+                    for line in [
+                        format!(r#"{{"id":1,"text":"{text}"}}"#),
+                        format!(r#"{{"text":"{text}","id":1}}"#),
+                    ] {
+                        let (id, got) =
+                            object(&line, "id", "text").unwrap_or_else(|| panic!("{line}"));
+                        assert_eq!(
+                            Some((id.to_owned(), got.into_owned())),
+                            by_serde(&line),
+                            "{line}"
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -465,7 +465,10 @@ mod tests {
             }
         }
         spans.extend([(1, 4_000), (0, 0), (100, 9_999)]);
-        let want: Vec<Digest> = spans.iter().map(|&(s, e)| Digest::of(&text[s..e])).collect();
+        let want: Vec<Digest> = spans
+            .iter()
+            .map(|&(s, e)| Digest::of(&text[s..e]))
+            .collect();
         for b in Backend::supported() {
             let mut got = vec![Digest([7; 32])];
             b.digests(&text, &spans, &mut got);

@@ -129,11 +129,7 @@ fn iv() -> (__m128i, __m128i) {
 /// by the blocks `m` (whose registers the schedule uses up).
 #[inline]
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-fn compress<const W: usize>(
-    abef: &mut [__m128i; W],
-    cdgh: &mut [__m128i; W],
-    m: &mut [Block; W],
-) {
+fn compress<const W: usize>(abef: &mut [__m128i; W], cdgh: &mut [__m128i; W], m: &mut [Block; W]) {
     let (mut s_abef, mut s_cdgh) = (*abef, *cdgh);
     // Spelled out so that every register index is a constant: a loop
     // here, not unrolled, kept the schedule in memory.
