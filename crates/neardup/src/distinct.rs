@@ -23,7 +23,10 @@ impl Distinct {
     /// key of `keys`, in order. Afterwards [`Distinct::claims`] holds the
     /// `(first, later)` pairs of indexes whose keys are equal.
     pub fn find(&mut self, keys: &[u64], out: &mut Vec<u32>) {
-        let capacity = (2 * keys.len()).next_power_of_two().max(16);
+        // At most a quarter full: a probe that collides is a branch
+        // mispredicted. (Corpus `sign --jsonl -j1`, median of 11: half
+        // full at most 0.766 s, a quarter 0.754, an eighth 0.768.)
+        let capacity = (4 * keys.len()).next_power_of_two().max(16);
         let mask = capacity - 1;
         // Only `first` says whether a slot is taken, so only it is cleared.
         if self.keys.len() < capacity {
