@@ -10,7 +10,9 @@
 //! - `avx2.rs`: the portable minimum loop compiled for AVX2, and the
 //!   normalizer and the spaces of a text 64 bytes a step;
 //! - `sha_ni.rs`: SHA-256 on the x86 SHA extensions, six messages
-//!   interleaved, with the AVX2 minimum loop, normalizer and spaces;
+//!   interleaved, with the AVX2 minimum loop, normalizer and spaces; it
+//!   also hashes the normalized texts, two side by side, for this backend
+//!   and for `avx512` where the CPU has the extensions;
 //! - `avx512.rs`: SHA-256 in the 16 lanes of AVX-512 registers, written
 //!   with intrinsics, and a 16-wide minimum loop.
 //!
