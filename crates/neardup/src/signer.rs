@@ -279,6 +279,37 @@ mod tests {
     use super::*;
     use crate::Doc;
 
+    /// Passages of a few dozen words copied again and again, each copy
+    /// with a word or two changed, some words a prefix of others: runs of
+    /// claims that break and start again at every distance.
+    fn edited_copies() -> String {
+        let words = ["a", "ab", "abc", "b", "ba", "c", "cab", "d", "é", "éa"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let passages: Vec<Vec<&str>> = (0..20)
+            .map(|_| {
+                (0..20 + next(40))
+                    .map(|_| words[next(words.len())])
+                    .collect()
+            })
+            .collect();
+        let mut out = Vec::new();
+        while out.len() < Signer::LARGE + 10_000 {
+            let mut copy = passages[next(passages.len())].clone();
+            for _ in 0..next(3) {
+                let at = next(copy.len());
+                copy[at] = words[next(words.len())];
+            }
+            out.extend(copy);
+        }
+        out.join(" ")
+    }
+
     /// Documents over [`Signer::LARGE`] shingles take their own path in the
     /// middle of a batch; the order and every fingerprint must hold.
     #[test]
@@ -302,6 +333,7 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" "),
             "Σ too short".to_owned(),
+            edited_copies(),
         ];
         for backend in Backend::supported() {
             let p = Params::DEFAULT;
