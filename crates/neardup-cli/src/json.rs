@@ -338,6 +338,35 @@ mod tests {
         }
     }
 
+    /// A run is copied up to where the byte-at-a-time reading stops, at
+    /// every offset and length around the 16-byte steps.
+    #[test]
+    fn a_run_is_copied_up_to_its_stop() {
+        let stops = [b'"', b'\\', 0, 0x1f, b'\n'];
+        for len in 0..80 {
+            for stop in [
+                None,
+                Some(0),
+                Some(1),
+                Some(15),
+                Some(16),
+                Some(17),
+                Some(40),
+            ] {
+                let mut bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+                if let Some(s) = stop.filter(|&s| s < len) {
+                    bytes[s] = stops[(s + len) % stops.len()];
+                }
+                for at in [0, 1, 17].into_iter().filter(|&at| at <= len) {
+                    let end = at + plain_len(&bytes[at..]);
+                    let mut got = b"x".to_vec();
+                    assert_eq!(copy_plain(&bytes, at, &mut got), end);
+                    assert_eq!(got[1..], bytes[at..end], "{len} {stop:?} {at}");
+                }
+            }
+        }
+    }
+
     /// Escapes at every offset from the string's start and from the
     /// line's end, between runs of every length, with characters of one
     /// to four bytes: where the copy goes 16 bytes a step and where it

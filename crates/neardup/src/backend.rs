@@ -261,7 +261,7 @@ impl Backend {
     }
 
     /// Appends the SHA-256 digest of each `text[start..end]` to `out`: the
-    /// normalized texts' hashes of a batch of documents, several at a time
+    /// normalized texts' hashes of a batch of documents, two at a time
     /// where the CPU has the SHA extensions.
     #[allow(unsafe_code)]
     pub(crate) fn digests(self, text: &[u8], spans: &[(usize, usize)], out: &mut Vec<Digest>) {

@@ -13,9 +13,9 @@ use crate::{Backend, Digest, Fingerprint, Params, ShingleSet, Signature};
 /// hashes the shingles of many small documents in one call to the
 /// backend, so that a 40-word document still fills the 16 lanes of the
 /// AVX-512 SHA-256 instead of leaving most of them idle; their normalized
-/// texts are hashed together too, side by side where the CPU allows. A document with
-/// more than [`Signer::LARGE`] shingles is signed on its own, in bounded
-/// memory, as [`ShingleSet`] does.
+/// texts are hashed together too, side by side where the CPU allows. A
+/// document with more than [`Signer::LARGE`] shingles is signed on its
+/// own, in bounded memory, as [`ShingleSet`] does.
 ///
 /// ```
 /// use neardup::{Backend, Fingerprint, Params, Signer};
