@@ -339,33 +339,33 @@ fn ascii_block(block: &[u8; 64], out: &mut [u8; 64], after_space: bool) -> Optio
 /// spaces' mask, and four dword compresses pack their positions, with no
 /// branch per word.
 #[target_feature(enable = "avx512f,avx512bw")]
+#[allow(unsafe_code)]
 pub fn spaces(text: &[u8], out: &mut Vec<u32>) {
-    let mut found = [0u32; 64];
     let quarter = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     let space = _mm512_set1_epi8(b' ' as i8);
     for (c, chunk) in text.chunks(64).enumerate() {
         let mask = _mm512_cmpeq_epi8_mask(load(chunk, 0, chunk.len()), space);
+        // Each quarter's positions are stored whole into the spare room,
+        // right after the last quarter's kept ones, and the length takes
+        // only the kept: no copy of a variable length per chunk.
+        out.reserve(64);
+        let room = &mut out.spare_capacity_mut()[..64];
         let mut n = 0;
         for q in 0..4 {
             let bits = (mask >> (16 * q)) as u16;
             let at = _mm512_add_epi32(quarter, _mm512_set1_epi32((64 * c + 16 * q) as i32));
             let packed = _mm512_maskz_compress_epi32(bits, at);
-            // n <= 48 here, so the 16 words fit.
-            if let Ok(to) = <&mut [u32; 16]>::try_from(&mut found[n..n + 16]) {
-                store_u32s(to, packed);
-            }
+            // n <= 48 here, so the 16 words fit in the 64 of `room`.
+            let to = &mut room[n..n + 16];
+            // SAFETY: `to` is 16 writable words; an unaligned store
+            // needs no more.
+            unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), packed) };
             n += bits.count_ones() as usize;
         }
-        out.extend_from_slice(&found[..n]);
+        // SAFETY: the stores above wrote the `n` words past the length,
+        // within the room reserved.
+        unsafe { out.set_len(out.len() + n) };
     }
-}
-
-#[inline]
-#[allow(unsafe_code)]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn store_u32s(to: &mut [u32; 16], v: __m512i) {
-    // SAFETY: `to` is 64 writable bytes; an unaligned store needs no more.
-    unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), v) };
 }
 
 /// [`super::portable::min_slots`] with AVX-512F, under the same contract.
