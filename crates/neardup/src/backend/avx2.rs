@@ -24,28 +24,27 @@ pub fn min_slots(hashes: &[u32], a: &[u32], b: &[u32], slots: &mut [u32]) {
 /// bits would mispredict at the end of nearly every word.
 #[target_feature(enable = "avx2")]
 pub fn spaces(text: &[u8], out: &mut Vec<u32>) {
-    let mut found = [0u32; 64];
     let mut chunks = text.chunks_exact(64);
     for (c, chunk) in chunks.by_ref().enumerate() {
         if let Ok(block) = <&[u8; 64]>::try_from(chunk) {
-            let n = block_spaces(block, 64 * c as u32, &mut found);
-            out.extend_from_slice(&found[..n]);
+            block_spaces(block, 64 * c as u32, out);
         }
     }
     // The tail, padded with a byte that is not a space.
     let tail = chunks.remainder();
     let mut block = [0u8; 64];
     block[..tail.len()].copy_from_slice(tail);
-    let n = block_spaces(&block, (text.len() - tail.len()) as u32, &mut found);
-    out.extend_from_slice(&found[..n]);
+    block_spaces(&block, (text.len() - tail.len()) as u32, out);
 }
 
-/// Writes to the front of `found` `base` plus the position of each space
-/// of `block`, in order, and returns how many.
+/// Appends to `out` `base` plus the position of each space of `block`, in
+/// order. Each group of eight is stored whole into the spare room, right
+/// after the last group's kept ones, and the length takes only the kept:
+/// no copy of a variable length per block.
 #[inline]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2")]
-fn block_spaces(block: &[u8; 64], base: u32, found: &mut [u32; 64]) -> usize {
+fn block_spaces(block: &[u8; 64], base: u32, out: &mut Vec<u32>) {
     let space = _mm256_set1_epi8(b' ' as i8);
     // SAFETY: `block` is 64 readable bytes, two unaligned 32-byte loads.
     let (lo, hi) = unsafe {
@@ -58,6 +57,8 @@ fn block_spaces(block: &[u8; 64], base: u32, found: &mut [u32; 64]) -> usize {
     let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, space)) as u32;
     let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, space)) as u32;
     let mask = u64::from(lo) | u64::from(hi) << 32;
+    out.reserve(64);
+    let room = &mut out.spare_capacity_mut()[..64];
     let mut n = 0;
     for j in 0..8 {
         let bits = (mask >> (8 * j)) as u8;
@@ -66,15 +67,17 @@ fn block_spaces(block: &[u8; 64], base: u32, found: &mut [u32; 64]) -> usize {
             _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(index as i64)),
             _mm256_set1_epi32((base + 8 * j) as i32),
         );
-        // n <= 56 before the last byte, so the 8 words fit.
-        if let Ok(to) = <&mut [u32; 8]>::try_from(&mut found[n..n + 8]) {
-            // SAFETY: `to` is 32 writable bytes; an unaligned store needs
-            // no more.
-            unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), at) };
-        }
+        // n <= 56 before the last byte, so the 8 words fit in the 64 of
+        // `room`.
+        let to = &mut room[n..n + 8];
+        // SAFETY: `to` is 8 writable words; an unaligned store needs no
+        // more.
+        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), at) };
         n += bits.count_ones() as usize;
     }
-    n
+    // SAFETY: the stores above wrote the `n` words past the length, within
+    // the room reserved.
+    unsafe { out.set_len(out.len() + n) };
 }
 
 /// [`crate::normalize::normalize_into_with`] with [`ascii_block`]: 64 ASCII
