@@ -139,8 +139,9 @@ impl Large {
         hashes: &mut Vec<u32>,
     ) {
         // Each insert is a cache miss in a large table; fetching the slot
-        // a few keys ahead overlaps them.
-        const AHEAD: usize = 16;
+        // a few keys ahead overlaps them. (BIG_A, median of 9: 16 ahead
+        // 0.687 s, 32 ahead 0.672, 64 ahead 0.678.)
+        const AHEAD: usize = 32;
         for (i, (&key, &(start, end))) in keys.iter().zip(spans).enumerate() {
             if let Some(&ahead) = keys.get(i + AHEAD) {
                 let at = self.home(ahead >> 32);
