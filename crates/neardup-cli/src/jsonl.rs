@@ -290,6 +290,40 @@ impl Cutter {
     }
 }
 
+/// How a stream of batches ends: an error found after the lines of a
+/// batch comes on the next call, and after it nothing.
+#[derive(Default)]
+struct Ending {
+    error: Option<std::io::Error>,
+    done: bool,
+}
+
+impl Ending {
+    /// What `next` returns without cutting more, if anything: the error
+    /// waiting, or the end.
+    fn waiting<T>(&mut self) -> Option<Option<std::io::Result<T>>> {
+        if let Some(e) = self.error.take() {
+            self.done = true;
+            return Some(Some(Err(e)));
+        }
+        self.done.then_some(None)
+    }
+
+    /// The batch of `lines` in `bytes`; when there are none, the end, or
+    /// the error that came before any line.
+    fn batch<'m>(
+        &mut self,
+        bytes: Cow<'m, [u8]>,
+        lines: Vec<(u64, usize, usize)>,
+    ) -> Option<std::io::Result<Batch<'m>>> {
+        if lines.is_empty() {
+            self.done = true;
+            return self.error.take().map(Err);
+        }
+        Some(Ok(Batch { bytes, lines }))
+    }
+}
+
 /// Splits a reader into batches of whole lines, each of at least
 /// `batch_bytes` (or the rest of the input). Blank lines are skipped. Memory
 /// is bounded by the batch size plus the longest line, which
@@ -302,10 +336,8 @@ pub struct Batches<R> {
     rest: Vec<u8>,
     /// Emptied buffers to read into.
     spare: Vec<Vec<u8>>,
-    /// The error found after the lines of the batch just returned.
-    error: Option<std::io::Error>,
+    ending: Ending,
     eof: bool,
-    done: bool,
 }
 
 impl<R: Read> Batches<R> {
@@ -319,9 +351,8 @@ impl<R: Read> Batches<R> {
             batch_bytes,
             rest: Vec::new(),
             spare: Vec::new(),
-            error: None,
+            ending: Ending::default(),
             eof: false,
-            done: false,
         }
     }
 
@@ -352,12 +383,8 @@ impl<R: Read> Iterator for Batches<R> {
     type Item = std::io::Result<Batch<'static>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(e) = self.error.take() {
-            self.done = true;
-            return Some(Err(e));
-        }
-        if self.done {
-            return None;
+        if let Some(item) = self.ending.waiting() {
+            return item;
         }
         let mut bytes = self.spare.pop().unwrap_or_default();
         bytes.append(&mut self.rest);
@@ -374,11 +401,11 @@ impl<R: Read> Iterator for Batches<R> {
             match cut {
                 Ok(Cut::Full) => break,
                 Ok(Cut::End) => {
-                    self.done = true;
+                    self.ending.done = true;
                     break;
                 }
                 Err(e) => {
-                    self.error = Some(e);
+                    self.ending.error = Some(e);
                     break;
                 }
                 Ok(Cut::More) => {
@@ -391,7 +418,7 @@ impl<R: Read> Iterator for Batches<R> {
                     };
                     filled = true;
                     if let Err(e) = self.fill(&mut bytes, want.max(1 << 16)) {
-                        self.error = Some(e);
+                        self.ending.error = Some(e);
                         break;
                     }
                 }
@@ -399,15 +426,7 @@ impl<R: Read> Iterator for Batches<R> {
         }
         self.rest.extend_from_slice(&bytes[at..]);
         bytes.truncate(at);
-        if lines.is_empty() {
-            // Nothing before the end, or before an error.
-            self.done = true;
-            return self.error.take().map(Err);
-        }
-        Some(Ok(Batch {
-            bytes: Cow::Owned(bytes),
-            lines,
-        }))
+        self.ending.batch(Cow::Owned(bytes), lines)
     }
 }
 
@@ -417,8 +436,7 @@ pub struct Slices<'m> {
     bytes: &'m [u8],
     cutter: Cutter,
     batch_bytes: usize,
-    error: Option<std::io::Error>,
-    done: bool,
+    ending: Ending,
 }
 
 impl<'m> Slices<'m> {
@@ -432,8 +450,7 @@ impl<'m> Slices<'m> {
                 max_line,
             },
             batch_bytes,
-            error: None,
-            done: false,
+            ending: Ending::default(),
         }
     }
 }
@@ -442,31 +459,20 @@ impl<'m> Iterator for Slices<'m> {
     type Item = std::io::Result<Batch<'m>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(e) = self.error.take() {
-            self.done = true;
-            return Some(Err(e));
-        }
-        if self.done {
-            return None;
+        if let Some(item) = self.ending.waiting() {
+            return item;
         }
         let (mut lines, mut size, mut at) = (Vec::new(), 0, 0);
         let want = self.batch_bytes;
         match (self.cutter).take(self.bytes, &mut at, true, want, &mut size, &mut lines) {
             Ok(Cut::Full) => {}
             // Nothing follows the bytes, so no line waits for more.
-            Ok(Cut::End | Cut::More) => self.done = true,
-            Err(e) => self.error = Some(e),
+            Ok(Cut::End | Cut::More) => self.ending.done = true,
+            Err(e) => self.ending.error = Some(e),
         }
         let (batch, rest) = self.bytes.split_at(at);
         self.bytes = rest;
-        if lines.is_empty() {
-            self.done = true;
-            return self.error.take().map(Err);
-        }
-        Some(Ok(Batch {
-            bytes: Cow::Borrowed(batch),
-            lines,
-        }))
+        self.ending.batch(Cow::Borrowed(batch), lines)
     }
 }
 

@@ -482,6 +482,19 @@ mod tests {
         }
     }
 
+    /// The shortest of 9 runs of `f`: on a shared machine the others
+    /// measure the neighbours.
+    fn best_of_9(mut f: impl FnMut()) -> std::time::Duration {
+        (0..9)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed()
+            })
+            .min()
+            .unwrap_or_default()
+    }
+
     /// Prints MB/s of the digests of 200 texts of 2 to 64 KB for each
     /// backend. A measurement, not a check.
     #[test]
@@ -498,15 +511,10 @@ mod tests {
         let bytes: usize = spans.iter().map(|&(s, e)| e - s).sum();
         for b in Backend::supported() {
             let mut out = Vec::with_capacity(spans.len());
-            let best = (0..9)
-                .map(|_| {
-                    out.clear();
-                    let t = std::time::Instant::now();
-                    b.digests(&text, &spans, &mut out);
-                    t.elapsed()
-                })
-                .min()
-                .unwrap_or_default();
+            let best = best_of_9(|| {
+                out.clear();
+                b.digests(&text, &spans, &mut out);
+            });
             let mbs = bytes as f64 / best.as_secs_f64() / 1e6;
             eprintln!("{:9} {mbs:.0} MB/s (best of 9)", b.name());
         }
@@ -551,17 +559,10 @@ mod tests {
             .collect();
         for b in Backend::supported() {
             let mut out = Vec::with_capacity(spans.len());
-            // The best of 9 rounds: on a shared machine the others measure
-            // the neighbours.
-            let best = (0..9)
-                .map(|_| {
-                    out.clear();
-                    let t = std::time::Instant::now();
-                    b.keys(joined.as_bytes(), &spans, &mut out);
-                    t.elapsed()
-                })
-                .min()
-                .unwrap_or_default();
+            let best = best_of_9(|| {
+                out.clear();
+                b.keys(joined.as_bytes(), &spans, &mut out);
+            });
             let ns = best.as_nanos() as f64 / spans.len() as f64;
             eprintln!("{:9} {ns:.1} ns/message (best of 9)", b.name());
         }
