@@ -162,49 +162,51 @@ impl Mapped for memmap2::Mmap {
     }
 }
 
-/// A regular file, mapped; `None` when it is empty (or no longer a
-/// regular file).
-fn map_file(path: &Path) -> io::Result<Option<memmap2::Mmap>> {
-    let file = File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() || meta.len() == 0 {
-        return Ok(None);
-    }
-    // SAFETY: the map is only read. Like every program that maps a file,
-    // this trusts that no other process truncates or rewrites the file
-    // while it is being read.
-    #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(&file) }?;
-    Ok(Some(map))
-}
-
 /// Opens a corpus file, or stdin for `-`, as JSONL lines.
 pub fn open(path: &Path, columns: Columns<'_>) -> Result<Source> {
     let name = display_name(path);
     let fail = |e: io::Error| anyhow!("reading '{name}': {}", describe(&e));
-    let (mut raw, size, regular): (Box<dyn Read + Send>, _, _) = if is_stdin(path) {
-        (Box::new(io::stdin()), None, false)
+    let (file, size, mappable) = if is_stdin(path) {
+        (None, None, false)
     } else {
         let meta = std::fs::metadata(path).map_err(fail)?;
         if meta.is_dir() {
             bail!("reading '{name}': it is a directory, not a file");
         }
         let file = File::open(path).map_err(fail)?;
-        (Box::new(file), Some(meta.len()), meta.is_file())
+        (
+            Some(file),
+            Some(meta.len()),
+            meta.is_file() && meta.len() > 0,
+        )
     };
     let mut head = Vec::with_capacity(4);
-    (&mut raw).take(4).read_to_end(&mut head).map_err(fail)?;
-    let format = Format::sniff(&head);
-    let raw = Cursor::new(head).chain(raw);
-    if format == Format::Jsonl && regular {
-        if let Some(map) = map_file(path).map_err(fail)? {
-            return Ok(Source {
-                total: Some(map.len() as u64),
-                data: Data::Mapped(map),
-                format,
-            });
-        }
+    match &file {
+        Some(file) => file.take(4).read_to_end(&mut head),
+        None => io::stdin().take(4).read_to_end(&mut head),
     }
+    .map_err(fail)?;
+    let format = Format::sniff(&head);
+    if let Some(file) = file
+        .as_ref()
+        .filter(|_| mappable && format == Format::Jsonl)
+    {
+        // SAFETY: the map is only read. Like every program that maps a
+        // file, this trusts that no other process truncates or rewrites
+        // the file while it is being read.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(file) }.map_err(fail)?;
+        return Ok(Source {
+            total: Some(map.len() as u64),
+            data: Data::Mapped(map),
+            format,
+        });
+    }
+    let raw: Box<dyn Read + Send> = match file {
+        Some(file) => Box::new(file),
+        None => Box::new(io::stdin()),
+    };
+    let raw = Cursor::new(head).chain(raw);
     let lines: Box<dyn BufRead + Send> = match format {
         Format::Jsonl => Box::new(BufReader::with_capacity(1 << 20, raw)),
         Format::Gzip => {

@@ -464,7 +464,10 @@ impl<'m> Iterator for Slices<'m> {
         }
         let (mut lines, mut size, mut at) = (Vec::new(), 0, 0);
         let want = self.batch_bytes;
-        match (self.cutter).take(self.bytes, &mut at, true, want, &mut size, &mut lines) {
+        match self
+            .cutter
+            .take(self.bytes, &mut at, true, want, &mut size, &mut lines)
+        {
             Ok(Cut::Full) => {}
             // Nothing follows the bytes, so no line waits for more.
             Ok(Cut::End | Cut::More) => self.ending.done = true,
@@ -492,14 +495,6 @@ pub trait Mapped: Sync {
     /// may leave the process (the file's pages stay cached), so that
     /// reading a corpus does not keep all of it mapped.
     fn release(&self, range: std::ops::Range<usize>);
-}
-
-impl Mapped for [u8] {
-    fn bytes(&self) -> &[u8] {
-        self
-    }
-
-    fn release(&self, _: std::ops::Range<usize>) {}
 }
 
 /// Input goes to the workers in batches of about this many bytes: large

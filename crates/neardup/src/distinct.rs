@@ -85,8 +85,6 @@ impl Distinct {
 #[derive(Debug)]
 pub(crate) struct Large {
     table: Vec<u64>,
-    /// `log2` of the table's length.
-    bits: u32,
     count: usize,
     run: Option<Run>,
     /// No claim has failed so far.
@@ -116,7 +114,6 @@ impl Large {
         let capacity = (shingles / 2).next_power_of_two().max(1 << 10);
         Large {
             table: Large::table(capacity),
-            bits: capacity.trailing_zeros(),
             count: 0,
             run: None,
             holds: true,
@@ -125,7 +122,7 @@ impl Large {
 
     /// The slot where a probe for base hash `h0` starts: its top bits.
     fn home(&self, h0: u64) -> usize {
-        (h0 >> (32 - self.bits)) as usize
+        (h0 >> (32 - self.table.len().trailing_zeros())) as usize
     }
 
     /// Inserts the shingles `first..` with these spans in `text` and keys,
@@ -222,7 +219,6 @@ impl Large {
     fn grow(&mut self) {
         let bigger = Large::table(2 * self.table.len());
         let old = std::mem::replace(&mut self.table, bigger);
-        self.bits += 1;
         let mask = self.table.len() - 1;
         for slot in old.into_iter().filter(|&slot| slot != 0) {
             let mut at = self.home(slot >> 32);

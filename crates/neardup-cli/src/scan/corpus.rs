@@ -267,23 +267,19 @@ impl<'a> Loader<'a> {
         // Sniff the first non-blank line; a stream gets it back in front.
         let cap = self.args.input.max_size.saturating_add(2);
         let head = match &mut source.data {
-            Data::Mapped(map) => first_line(&mut &map[..], cap).map_err(io_err)?,
-            Data::Stream(reader) => {
-                let head = first_line(reader, cap).map_err(io_err)?;
-                let rest = std::mem::replace(reader, Box::new(io::empty()));
-                *reader = Box::new(BufReader::new(Replay {
-                    head: head.clone(),
-                    at: 0,
-                    rest,
-                }));
-                head
-            }
-        };
+            Data::Mapped(map) => first_line(&mut &map[..], cap),
+            Data::Stream(reader) => first_line(reader, cap),
+        }
+        .map_err(io_err)?;
         let kind = if SignatureRecord::looks_like(&head) {
             Kind::Signatures
         } else {
             Kind::Documents
         };
+        if let Data::Stream(reader) = &mut source.data {
+            let rest = std::mem::replace(reader, Box::new(io::empty()));
+            *reader = Box::new(BufReader::new(Replay { head, at: 0, rest }));
+        }
 
         let fields = Fields {
             id: &self.args.id_field,
@@ -321,9 +317,6 @@ impl<'a> Loader<'a> {
     }
 }
 
-/// The sniffed head of an input, then the rest of it. Unlike a `Cursor`
-/// chained in front, it frees the head once it is read: a first line of a
-/// gigabyte is not held twice while the documents are signed.
 /// The lines of `reader` up to its first non-blank one, read no further
 /// than `cap` bytes (the batches refuse a longer line).
 fn first_line(reader: &mut dyn BufRead, cap: u64) -> io::Result<Vec<u8>> {
@@ -339,6 +332,9 @@ fn first_line(reader: &mut dyn BufRead, cap: u64) -> io::Result<Vec<u8>> {
     }
 }
 
+/// The sniffed head of an input, then the rest of it. Unlike a `Cursor`
+/// chained in front, it frees the head once it is read: a first line of a
+/// gigabyte is not held twice while the documents are signed.
 struct Replay<R> {
     head: Vec<u8>,
     at: usize,
