@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
+use crate::interrupt::{guard, interruptible, numpy_api, Stop};
 use crate::params::{params, Int};
 use crate::texts::{as_str, chunks};
 use crate::workers::Workers;
@@ -75,28 +76,30 @@ impl SignatureBatch {
 
     /// Document `i` as a [`Fingerprint`]; negative indexes count from the end.
     fn __getitem__(&self, py: Python<'_>, i: isize) -> PyResult<Fingerprint> {
-        let len = self.__len__(py);
-        let at = if i < 0 { i + len as isize } else { i };
-        if at < 0 || at as usize >= len {
-            return Err(PyIndexError::new_err(format!(
-                "index {i} out of range for a batch of {len}"
-            )));
-        }
-        let at = at as usize;
-        let digest: String = self.normalized_sha256.bind(py).get_item(at)?.extract()?;
-        let has = self.has_signature.bind(py).readonly().as_array()[at];
-        let signature = if has {
-            let sigs = self.signatures.bind(py).readonly();
-            Some(Signature::from_slots(sigs.as_array().row(at).to_vec()).map_err(to_py)?)
-        } else {
-            None
-        };
-        Ok(Fingerprint(neardup::Fingerprint {
-            params: self.params,
-            normalized_sha256: Digest::from_hex(&digest).map_err(to_py)?,
-            shingles: self.shingles.bind(py).readonly().as_array()[at],
-            signature,
-        }))
+        guard("SignatureBatch.__getitem__", || {
+            let len = self.__len__(py);
+            let at = if i < 0 { i + len as isize } else { i };
+            if at < 0 || at as usize >= len {
+                return Err(PyIndexError::new_err(format!(
+                    "index {i} out of range for a batch of {len}"
+                )));
+            }
+            let at = at as usize;
+            let digest: String = self.normalized_sha256.bind(py).get_item(at)?.extract()?;
+            let has = self.has_signature.bind(py).readonly().as_array()[at];
+            let signature = if has {
+                let sigs = self.signatures.bind(py).readonly();
+                Some(Signature::from_slots(sigs.as_array().row(at).to_vec()).map_err(to_py)?)
+            } else {
+                None
+            };
+            Ok(Fingerprint(neardup::Fingerprint {
+                params: self.params,
+                normalized_sha256: Digest::from_hex(&digest).map_err(to_py)?,
+                shingles: self.shingles.bind(py).readonly().as_array()[at],
+                signature,
+            }))
+        })
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -150,29 +153,32 @@ impl SignatureBatch {
         shingles: Bound<'_, PyArray1<u64>>,
         normalized_sha256: Bound<'_, PyList>,
     ) -> PyResult<SignatureBatch> {
-        let params = Params::new(k, n).map_err(to_py)?;
-        let len = shingles.len();
-        if signatures.shape() != [len, params.n()]
-            || has_signature.len() != len
-            || normalized_sha256.len() != len
-        {
-            return Err(PyValueError::new_err(
-                "SignatureBatch: arrays of different lengths, or not n columns",
-            ));
-        }
-        Ok(SignatureBatch {
-            params,
-            signatures: signatures.unbind(),
-            has_signature: has_signature.unbind(),
-            shingles: shingles.unbind(),
-            normalized_sha256: normalized_sha256.unbind(),
+        guard("SignatureBatch._restore", || {
+            let params = Params::new(k, n).map_err(to_py)?;
+            let len = shingles.len();
+            if signatures.shape() != [len, params.n()]
+                || has_signature.len() != len
+                || normalized_sha256.len() != len
+            {
+                return Err(PyValueError::new_err(
+                    "SignatureBatch: arrays of different lengths, or not n columns",
+                ));
+            }
+            Ok(SignatureBatch {
+                params,
+                signatures: signatures.unbind(),
+                has_signature: has_signature.unbind(),
+                shingles: shingles.unbind(),
+                normalized_sha256: normalized_sha256.unbind(),
+            })
         })
     }
 }
 
 /// `neardup.sign_batch(texts, k=5, n=128, threads=None)`: signs every text
 /// on `threads` workers (default: all cores) with the GIL released, a
-/// chunk of texts at a time.
+/// chunk of texts at a time. Ctrl-C stops it within about 50 ms
+/// ([`crate::interrupt`]), dropping what was signed.
 #[pyfunction]
 #[pyo3(signature = (texts, k = Int::new(5), n = Int::new(128), threads = None))]
 pub fn sign_batch(
@@ -182,19 +188,30 @@ pub fn sign_batch(
     n: Int,
     threads: Option<Int>,
 ) -> PyResult<SignatureBatch> {
-    let params = params(&k, &n)?;
-    let workers = Workers::new(threads.as_ref())?;
-    let mut out = Columns::default();
-    sign_all(texts, "texts", params, &workers, &mut |signed| {
-        out.push(signed, params)
-    })?;
-    out.into_batch(py, params)
+    guard("sign_batch", || {
+        let params = params(&k, &n)?;
+        // Before any work: the result is made of numpy arrays.
+        numpy_api(py, "sign_batch")?;
+        let workers = Workers::new(threads.as_ref())?;
+        let mut out = Columns::default();
+        sign_all(
+            texts,
+            "sign_batch",
+            "texts",
+            params,
+            &workers,
+            &mut |signed| out.push(signed, params),
+        )?;
+        out.into_batch(py, params)
+    })
 }
 
 /// Signs every text of `texts` with the GIL released, a chunk at a time,
-/// handing each chunk's fingerprints, in order, to `each`.
+/// handing each chunk's fingerprints, in order, to `each`. A signal stops
+/// it between two tasks of a chunk; `call` names the Python call.
 pub fn sign_all(
     texts: &Bound<'_, PyAny>,
+    call: &str,
     name: &str,
     params: Params,
     workers: &Workers,
@@ -202,7 +219,9 @@ pub fn sign_all(
 ) -> PyResult<()> {
     let py = texts.py();
     chunks(texts, name, &mut |first, docs| {
-        let signed = py.detach(|| workers.install(|| sign_chunk(name, first, docs, params)));
+        let signed = interruptible(py, call, |stop| {
+            workers.install(|| sign_chunk(name, first, docs, params, stop))
+        })?;
         each(signed.map_err(PyValueError::new_err)?);
         Ok(())
     })
@@ -211,12 +230,14 @@ pub fn sign_all(
 /// Signs `docs` (documents `first..`) in parallel, a few dozen at a time
 /// through one [`Signer`] each, which hashes their shingles together. The
 /// error names the first document that is not UTF-8 (only an arrow array
-/// can hold one).
+/// can hold one). Once `stop` is set every task left returns at once (with
+/// an error nobody reads).
 fn sign_chunk(
     name: &str,
     first: usize,
     docs: &[&[u8]],
     params: Params,
+    stop: &Stop,
 ) -> Result<Vec<neardup::Fingerprint>, String> {
     const PER_TASK: usize = 32;
     let signed: Vec<Result<Vec<neardup::Fingerprint>, String>> = docs
@@ -225,6 +246,9 @@ fn sign_chunk(
         .map_init(
             || Signer::new(params, Backend::detect()),
             |signer, (c, chunk)| {
+                if stop.requested() {
+                    return Err("stopped".to_owned());
+                }
                 let texts = chunk
                     .iter()
                     .enumerate()

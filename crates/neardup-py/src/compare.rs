@@ -5,14 +5,21 @@ use std::time::Instant;
 use neardup::{Doc, Params};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::{PyBytes, PyType};
 
 use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
+use crate::interrupt::{detached, guard};
 use crate::params::{params, Int};
 use crate::receipt::Receipt;
 use crate::texts::{as_str, utf8};
 use crate::workers::Workers;
+
+/// Texts at least this long (the two together) are compared on threads
+/// that Ctrl-C can abandon ([`detached`]): a document is one step of the
+/// core, which nothing can stop halfway. Shorter ones take a few tens of
+/// milliseconds at most, too little to be worth a thread and a copy.
+pub const DETACHED_BYTES: usize = 1 << 20;
 
 /// The result of comparing two texts: the verdict, the MinHash similarity
 /// with its 95% interval, the exact Jaccard similarity, and the receipt.
@@ -144,15 +151,17 @@ impl Comparison {
         jaccard: Option<f64>,
         elapsed_ms: f64,
     ) -> PyResult<Comparison> {
-        let (a, b) = (a.get().0.clone(), b.get().0.clone());
-        let receipt = neardup::Receipt::new(&a, &b).map_err(to_py)?;
-        Ok(Comparison {
-            inner: neardup::Comparison {
-                receipt,
-                fingerprints: [a, b],
-                jaccard,
-            },
-            elapsed_ms,
+        guard("Comparison._restore", || {
+            let (a, b) = (a.get().0.clone(), b.get().0.clone());
+            let receipt = neardup::Receipt::new(&a, &b).map_err(to_py)?;
+            Ok(Comparison {
+                inner: neardup::Comparison {
+                    receipt,
+                    fingerprints: [a, b],
+                    jaccard,
+                },
+                elapsed_ms,
+            })
         })
     }
 }
@@ -171,32 +180,56 @@ pub fn compare(
     k: Int,
     n: Int,
 ) -> PyResult<Comparison> {
-    let start = Instant::now();
-    let params = params(&k, &n)?;
-    let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let workers = Workers::shared()?;
-    let inner = py
-        .detach(|| -> Result<_, String> {
-            in_parallel(&workers, as_str(a, "a")?, as_str(b, "b")?, params)
-                .map_err(|e| e.to_string())
+    guard("compare", || {
+        let start = Instant::now();
+        let params = params(&k, &n)?;
+        let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
+        let inner = of_texts(py, "compare", &a, &b, params)?;
+        Ok(Comparison {
+            inner,
+            // Microsecond resolution, as the CLI's: finer digits would be noise.
+            elapsed_ms: (start.elapsed().as_secs_f64() * 1e6).round() / 1e3,
         })
-        .map_err(PyValueError::new_err)?;
-    Ok(Comparison {
-        inner,
-        // Microsecond resolution, as the CLI's: finer digits would be noise.
-        elapsed_ms: (start.elapsed().as_secs_f64() * 1e6).round() / 1e3,
     })
 }
 
-/// [`neardup::compare`], with the two documents made on two threads at once
-/// (as `neardup compare` does), on `workers`.
-pub fn in_parallel(
-    workers: &Workers,
-    a: &str,
-    b: &str,
+/// [`neardup::compare`] of two texts from [`utf8`] with the GIL released,
+/// the two documents made on two threads at once (as `neardup compare`
+/// does); long ones [`detached`], so that Ctrl-C returns at once. `call`
+/// names the Python call.
+pub fn of_texts(
+    py: Python<'_>,
+    call: &'static str,
+    a: &Bound<'_, PyBytes>,
+    b: &Bound<'_, PyBytes>,
     params: Params,
-) -> Result<neardup::Comparison, neardup::Error> {
-    let (da, db) = workers.install(|| rayon::join(|| Doc::new(a, params), || Doc::new(b, params)));
-    neardup::Comparison::of(&da, &db)
+) -> PyResult<neardup::Comparison> {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (a, b) = (
+        as_str(a, "a").map_err(PyValueError::new_err)?,
+        as_str(b, "b").map_err(PyValueError::new_err)?,
+    );
+    if a.len() + b.len() < DETACHED_BYTES {
+        let workers = Workers::shared()?;
+        return py
+            .detach(|| {
+                let (da, db) =
+                    workers.install(|| rayon::join(|| Doc::new(a, params), || Doc::new(b, params)));
+                neardup::Comparison::of(&da, &db)
+            })
+            .map_err(to_py);
+    }
+    // Copies the detached thread owns: it may outlive the call.
+    let (a, b) = (a.to_owned(), b.to_owned());
+    detached(py, call, move || {
+        // Two threads of its own rather than the rayon pool's, which an
+        // abandoned compare would keep busy.
+        std::thread::scope(|s| {
+            let da = s.spawn(|| Doc::new(&a, params));
+            let db = Doc::new(&b, params);
+            let da = da.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            neardup::Comparison::of(&da, &db)
+        })
+    })?
+    .map_err(to_py)
 }

@@ -7,7 +7,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString, PyType};
 
+use crate::compare::DETACHED_BYTES;
 use crate::error::to_py;
+use crate::interrupt::{detached, guard};
 use crate::params::{params, type_name, Int};
 use crate::texts::{as_str, utf8};
 
@@ -23,9 +25,12 @@ impl Fingerprint {
     /// strictly: its parts must agree with each other. The id is not kept.
     #[classmethod]
     fn parse(_cls: &Bound<'_, PyType>, line: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
-        let bytes = utf8(line, "line")?;
-        let record = SignatureRecord::parse(bytes.as_bytes().trim_ascii_end()).map_err(to_py)?;
-        Ok(Fingerprint(record.fingerprint))
+        guard("Fingerprint.parse", || {
+            let bytes = utf8(line, "line")?;
+            let record =
+                SignatureRecord::parse(bytes.as_bytes().trim_ascii_end()).map_err(to_py)?;
+            Ok(Fingerprint(record.fingerprint))
+        })
     }
 
     /// The line `neardup sign --jsonl` writes for this document under id
@@ -127,15 +132,20 @@ pub fn id_json(id: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 }
 
 /// `neardup.sign(text, k=5, n=128)`: normalizes, shingles and signs one text,
-/// with the GIL released.
+/// with the GIL released; a long one [`detached`], as `compare` does.
 #[pyfunction]
 #[pyo3(signature = (text, k = Int::new(5), n = Int::new(128)))]
 pub fn sign(py: Python<'_>, text: &Bound<'_, PyAny>, k: Int, n: Int) -> PyResult<Fingerprint> {
-    let params = params(&k, &n)?;
-    let bytes = utf8(text, "text")?;
-    let bytes = bytes.as_bytes();
-    let inner = py
-        .detach(|| as_str(bytes, "text").map(|t| neardup::Fingerprint::of(t, params)))
-        .map_err(PyValueError::new_err)?;
-    Ok(Fingerprint(inner))
+    guard("sign", || {
+        let params = params(&k, &n)?;
+        let bytes = utf8(text, "text")?;
+        let text = as_str(bytes.as_bytes(), "text").map_err(PyValueError::new_err)?;
+        let inner = if text.len() < DETACHED_BYTES {
+            py.detach(|| neardup::Fingerprint::of(text, params))
+        } else {
+            let text = text.to_owned();
+            detached(py, "sign", move || neardup::Fingerprint::of(&text, params))?
+        };
+        Ok(Fingerprint(inner))
+    })
 }

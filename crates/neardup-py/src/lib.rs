@@ -6,8 +6,10 @@
 //! arrays. Nothing here decides anything the core decides, so a receipt made
 //! in Python is the CLI's receipt, byte for byte.
 //!
-//! Long work runs with the GIL released; batches run on rayon's pool. The
-//! Python-facing docs are in `python/neardup/__init__.pyi`.
+//! Long work runs with the GIL released; batches run on rayon's pool.
+//! Ctrl-C stops a long call and a panic becomes a `RuntimeError`
+//! ([`interrupt`]). The Python-facing docs are in
+//! `python/neardup/__init__.pyi`.
 
 // No `unsafe` of our own: texts reach the core as bytes copied out of
 // Python objects (see `texts`), never as raw pointers.
@@ -17,6 +19,7 @@ mod batch;
 mod compare;
 mod error;
 mod fingerprint;
+mod interrupt;
 mod normalize;
 mod params;
 mod partition;
@@ -51,6 +54,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint::sign, m)?)?;
     m.add_function(wrap_pyfunction!(normalize::normalize, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan, m)?)?;
+    m.add_function(wrap_pyfunction!(interrupt::_force_panic, m)?)?;
     Ok(())
 }
 

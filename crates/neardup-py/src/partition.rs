@@ -21,6 +21,7 @@ use pyo3::types::PyType;
 
 use crate::error::to_py;
 use crate::fingerprint::id_json;
+use crate::interrupt::{guard, numpy_api};
 use crate::params::Int;
 use crate::scan::{plan, ThresholdArg};
 
@@ -47,13 +48,18 @@ impl ScanPlan {
         rows = None,
     ))]
     fn new(
+        py: Python<'_>,
         threshold: ThresholdArg,
         k: Int,
         n: Int,
         bands: Option<Int>,
         rows: Option<Int>,
     ) -> PyResult<ScanPlan> {
-        plan(threshold, &k, &n, bands, rows).map(ScanPlan)
+        guard("ScanPlan", || {
+            // Its methods make numpy arrays, in Spark's Python workers too.
+            numpy_api(py, "ScanPlan")?;
+            plan(threshold, &k, &n, bands, rows).map(ScanPlan)
+        })
     }
 
     #[getter]
@@ -97,26 +103,28 @@ impl ScanPlan {
         docs: PyReadonlyArray1<'py, u32>,
         signatures: PyReadonlyArray2<'py, u32>,
     ) -> PyResult<(U32s<'py>, Bound<'py, PyArray1<u64>>, U32s<'py>)> {
-        let docs = docs.as_slice()?;
-        let sigs = rows_of(&signatures.as_array(), self.0.params(), docs.len())?;
-        let bands = self.0.banding().bands();
-        let (mut band, mut key, mut doc) = (
-            Vec::with_capacity(docs.len() * bands),
-            Vec::with_capacity(docs.len() * bands),
-            Vec::with_capacity(docs.len() * bands),
-        );
-        for (&d, sig) in docs.iter().zip(&sigs) {
-            for r in self.0.band_records(d, sig) {
-                band.push(r.band);
-                key.push(r.key);
-                doc.push(r.doc);
+        guard("ScanPlan.band_records", || {
+            let docs = docs.as_slice()?;
+            let sigs = rows_of(&signatures.as_array(), self.0.params(), docs.len())?;
+            let bands = self.0.banding().bands();
+            let (mut band, mut key, mut doc) = (
+                Vec::with_capacity(docs.len() * bands),
+                Vec::with_capacity(docs.len() * bands),
+                Vec::with_capacity(docs.len() * bands),
+            );
+            for (&d, sig) in docs.iter().zip(&sigs) {
+                for r in self.0.band_records(d, sig) {
+                    band.push(r.band);
+                    key.push(r.key);
+                    doc.push(r.doc);
+                }
             }
-        }
-        Ok((
-            PyArray1::from_vec(py, band),
-            PyArray1::from_vec(py, key),
-            PyArray1::from_vec(py, doc),
-        ))
+            Ok((
+                PyArray1::from_vec(py, band),
+                PyArray1::from_vec(py, key),
+                PyArray1::from_vec(py, doc),
+            ))
+        })
     }
 
     /// The reduce side, on rows sorted by `(band, key, left, right, doc)`:
@@ -141,86 +149,88 @@ impl ScanPlan {
         signatures: PyReadonlyArray2<'py, u32>,
         refs: u32,
     ) -> PyResult<(U32s<'py>, U32s<'py>, U32s<'py>, u64)> {
-        let (band, key) = (band.as_slice()?, key.as_slice()?);
-        let (left, right, block) = (left.as_slice()?, right.as_slice()?, block.as_slice()?);
-        let doc = doc.as_slice()?;
-        let len = doc.len();
-        if [band.len(), key.len(), left.len(), right.len(), block.len()] != [len; 5] {
-            return Err(PyValueError::new_err(
-                "verify_blocks: columns of different lengths",
-            ));
-        }
-        let sigs = rows_of(&signatures.as_array(), self.0.params(), len)?;
-        let unit = |i: usize| (band[i], key[i], left[i], right[i]);
-        let (mut a_out, mut b_out, mut m_out) = (Vec::new(), Vec::new(), Vec::new());
-        let mut counted = 0u64;
-        let mut start = 0;
-        while start < len {
-            let mut end = start + 1;
-            while end < len && unit(end) == unit(start) {
-                end += 1;
-            }
-            let (b, _, l, r) = unit(start);
-            let rows = start..end;
-            let side = |which: u32| -> Vec<usize> {
-                rows.clone().filter(|&i| block[i] == which).collect()
-            };
-            let (xs, ys) = if l == r {
-                (side(l), Vec::new())
-            } else {
-                (side(l), side(r))
-            };
-            if xs.len() + ys.len() != end - start {
-                return Err(PyValueError::new_err(format!(
-                    "verify_blocks: a row of unit ({l}, {r}) is in another block"
-                )));
-            }
-            let docs_x: Vec<u32> = xs.iter().map(|&i| doc[i]).collect();
-            let docs_y: Vec<u32> = ys.iter().map(|&i| doc[i]).collect();
-            let sorted = |d: &[u32]| d.windows(2).all(|w| w[0] < w[1]);
-            if !sorted(&docs_x)
-                || !sorted(&docs_y)
-                || docs_x
-                    .last()
-                    .zip(docs_y.first())
-                    .is_some_and(|(x, y)| x >= y)
-            {
+        guard("ScanPlan.verify_blocks", || {
+            let (band, key) = (band.as_slice()?, key.as_slice()?);
+            let (left, right, block) = (left.as_slice()?, right.as_slice()?, block.as_slice()?);
+            let doc = doc.as_slice()?;
+            let len = doc.len();
+            if [band.len(), key.len(), left.len(), right.len(), block.len()] != [len; 5] {
                 return Err(PyValueError::new_err(
-                    "verify_blocks: rows not sorted by document, or blocks out of order",
+                    "verify_blocks: columns of different lengths",
                 ));
             }
-            // Document numbers are unique in a unit: a pair's rows are
-            // found again by binary search.
-            let row = |docs: &[u32], rows: &[usize], d: u32| {
-                docs.binary_search(&d).map(|p| rows[p]).unwrap_or(0)
-            };
-            let mut check = |a: u32, b_doc: u32, ia: usize, ib: usize| {
-                if self.0.is_first_shared_band(b, &sigs[ia], &sigs[ib]) {
-                    counted += 1;
-                    if let Some(m) = self.0.accepts(&sigs[ia], &sigs[ib]) {
-                        a_out.push(a);
-                        b_out.push(b_doc);
-                        m_out.push(m);
+            let sigs = rows_of(&signatures.as_array(), self.0.params(), len)?;
+            let unit = |i: usize| (band[i], key[i], left[i], right[i]);
+            let (mut a_out, mut b_out, mut m_out) = (Vec::new(), Vec::new(), Vec::new());
+            let mut counted = 0u64;
+            let mut start = 0;
+            while start < len {
+                let mut end = start + 1;
+                while end < len && unit(end) == unit(start) {
+                    end += 1;
+                }
+                let (b, _, l, r) = unit(start);
+                let rows = start..end;
+                let side = |which: u32| -> Vec<usize> {
+                    rows.clone().filter(|&i| block[i] == which).collect()
+                };
+                let (xs, ys) = if l == r {
+                    (side(l), Vec::new())
+                } else {
+                    (side(l), side(r))
+                };
+                if xs.len() + ys.len() != end - start {
+                    return Err(PyValueError::new_err(format!(
+                        "verify_blocks: a row of unit ({l}, {r}) is in another block"
+                    )));
+                }
+                let docs_x: Vec<u32> = xs.iter().map(|&i| doc[i]).collect();
+                let docs_y: Vec<u32> = ys.iter().map(|&i| doc[i]).collect();
+                let sorted = |d: &[u32]| d.windows(2).all(|w| w[0] < w[1]);
+                if !sorted(&docs_x)
+                    || !sorted(&docs_y)
+                    || docs_x
+                        .last()
+                        .zip(docs_y.first())
+                        .is_some_and(|(x, y)| x >= y)
+                {
+                    return Err(PyValueError::new_err(
+                        "verify_blocks: rows not sorted by document, or blocks out of order",
+                    ));
+                }
+                // Document numbers are unique in a unit: a pair's rows are
+                // found again by binary search.
+                let row = |docs: &[u32], rows: &[usize], d: u32| {
+                    docs.binary_search(&d).map(|p| rows[p]).unwrap_or(0)
+                };
+                let mut check = |a: u32, b_doc: u32, ia: usize, ib: usize| {
+                    if self.0.is_first_shared_band(b, &sigs[ia], &sigs[ib]) {
+                        counted += 1;
+                        if let Some(m) = self.0.accepts(&sigs[ia], &sigs[ib]) {
+                            a_out.push(a);
+                            b_out.push(b_doc);
+                            m_out.push(m);
+                        }
+                    }
+                };
+                if l == r {
+                    for (a, b_doc) in candidates(&docs_x, refs) {
+                        check(a, b_doc, row(&docs_x, &xs, a), row(&docs_x, &xs, b_doc));
+                    }
+                } else {
+                    for (a, b_doc) in candidates_between(&docs_x, &docs_y, refs) {
+                        check(a, b_doc, row(&docs_x, &xs, a), row(&docs_y, &ys, b_doc));
                     }
                 }
-            };
-            if l == r {
-                for (a, b_doc) in candidates(&docs_x, refs) {
-                    check(a, b_doc, row(&docs_x, &xs, a), row(&docs_x, &xs, b_doc));
-                }
-            } else {
-                for (a, b_doc) in candidates_between(&docs_x, &docs_y, refs) {
-                    check(a, b_doc, row(&docs_x, &xs, a), row(&docs_y, &ys, b_doc));
-                }
+                start = end;
             }
-            start = end;
-        }
-        Ok((
-            PyArray1::from_vec(py, a_out),
-            PyArray1::from_vec(py, b_out),
-            PyArray1::from_vec(py, m_out),
-            counted,
-        ))
+            Ok((
+                PyArray1::from_vec(py, a_out),
+                PyArray1::from_vec(py, b_out),
+                PyArray1::from_vec(py, m_out),
+                counted,
+            ))
+        })
     }
 
     /// The exact stage, on rows sorted by `(normalized_sha256, doc)`: each
@@ -239,48 +249,50 @@ impl ScanPlan {
         has_signature: PyReadonlyArray1<'py, bool>,
         refs: u32,
     ) -> PyResult<(U32s<'py>, U32s<'py>, Bound<'py, PyArray1<i64>>, u64, u64)> {
-        let doc = doc.as_slice()?;
-        let len = doc.len();
-        let sigs = optional_rows(&signatures, &has_signature, self.0.params(), len)?;
-        if normalized_sha256.len() != len {
-            return Err(PyValueError::new_err(
-                "exact_pairs: columns of different lengths",
-            ));
-        }
-        let mut exact = Exact::default();
-        let mut start = 0;
-        while start < len {
-            let mut end = start + 1;
-            while end < len && normalized_sha256[end] == normalized_sha256[start] {
-                end += 1;
-            }
-            let group = &doc[start..end];
-            if !group.windows(2).all(|w| w[0] < w[1]) {
+        guard("ScanPlan.exact_pairs", || {
+            let doc = doc.as_slice()?;
+            let len = doc.len();
+            let sigs = optional_rows(&signatures, &has_signature, self.0.params(), len)?;
+            if normalized_sha256.len() != len {
                 return Err(PyValueError::new_err(
-                    "exact_pairs: rows not sorted by document within a digest",
+                    "exact_pairs: columns of different lengths",
                 ));
             }
-            let sig = |d: u32| {
-                let at = group.binary_search(&d).ok()?;
-                sigs[start + at].as_ref()
-            };
-            exact.add_group(group, refs, |a, b| Some(sig(a)?.matches(sig(b)?)));
-            start = end;
-        }
-        let a = exact.pairs.iter().map(|p| p.a).collect();
-        let b = exact.pairs.iter().map(|p| p.b).collect();
-        let m = exact
-            .pairs
-            .iter()
-            .map(|p| p.matches.map_or(NO_MATCHES, i64::from))
-            .collect();
-        Ok((
-            PyArray1::from_vec(py, a),
-            PyArray1::from_vec(py, b),
-            PyArray1::from_vec(py, m),
-            exact.groups,
-            exact.grouped_docs,
-        ))
+            let mut exact = Exact::default();
+            let mut start = 0;
+            while start < len {
+                let mut end = start + 1;
+                while end < len && normalized_sha256[end] == normalized_sha256[start] {
+                    end += 1;
+                }
+                let group = &doc[start..end];
+                if !group.windows(2).all(|w| w[0] < w[1]) {
+                    return Err(PyValueError::new_err(
+                        "exact_pairs: rows not sorted by document within a digest",
+                    ));
+                }
+                let sig = |d: u32| {
+                    let at = group.binary_search(&d).ok()?;
+                    sigs[start + at].as_ref()
+                };
+                exact.add_group(group, refs, |a, b| Some(sig(a)?.matches(sig(b)?)));
+                start = end;
+            }
+            let a = exact.pairs.iter().map(|p| p.a).collect();
+            let b = exact.pairs.iter().map(|p| p.b).collect();
+            let m = exact
+                .pairs
+                .iter()
+                .map(|p| p.matches.map_or(NO_MATCHES, i64::from))
+                .collect();
+            Ok((
+                PyArray1::from_vec(py, a),
+                PyArray1::from_vec(py, b),
+                PyArray1::from_vec(py, m),
+                exact.groups,
+                exact.grouped_docs,
+            ))
+        })
     }
 
     /// Each pair's receipt, from the two documents' fingerprints (row `i` of
@@ -308,66 +320,68 @@ impl ScanPlan {
         Bound<'py, PyArray1<i64>>,
         Vec<String>,
     )> {
-        let len = ids_a.len();
-        let params = self.0.params();
-        let side = |digests: &[String],
-                    shingles: &PyReadonlyArray1<'py, u64>,
-                    sigs: &PyReadonlyArray2<'py, u32>,
-                    has: &PyReadonlyArray1<'py, bool>|
-         -> PyResult<Vec<Fingerprint>> {
-            let shingles = shingles.as_slice()?;
-            let sigs = optional_rows(sigs, has, params, len)?;
-            if digests.len() != len || shingles.len() != len {
+        guard("ScanPlan.receipts", || {
+            let len = ids_a.len();
+            let params = self.0.params();
+            let side = |digests: &[String],
+                        shingles: &PyReadonlyArray1<'py, u64>,
+                        sigs: &PyReadonlyArray2<'py, u32>,
+                        has: &PyReadonlyArray1<'py, bool>|
+             -> PyResult<Vec<Fingerprint>> {
+                let shingles = shingles.as_slice()?;
+                let sigs = optional_rows(sigs, has, params, len)?;
+                if digests.len() != len || shingles.len() != len {
+                    return Err(PyValueError::new_err(
+                        "receipts: columns of different lengths",
+                    ));
+                }
+                digests
+                    .iter()
+                    .zip(shingles)
+                    .zip(sigs)
+                    .map(|((d, &shingles), signature)| {
+                        Ok(Fingerprint {
+                            params,
+                            normalized_sha256: Digest::from_hex(d).map_err(to_py)?,
+                            shingles,
+                            signature,
+                        })
+                    })
+                    .collect()
+            };
+            let fa = side(
+                &normalized_sha256_a,
+                &shingles_a,
+                &signatures_a,
+                &has_signature_a,
+            )?;
+            let fb = side(
+                &normalized_sha256_b,
+                &shingles_b,
+                &signatures_b,
+                &has_signature_b,
+            )?;
+            if ids_b.len() != len {
                 return Err(PyValueError::new_err(
                     "receipts: columns of different lengths",
                 ));
             }
-            digests
-                .iter()
-                .zip(shingles)
-                .zip(sigs)
-                .map(|((d, &shingles), signature)| {
-                    Ok(Fingerprint {
-                        params,
-                        normalized_sha256: Digest::from_hex(d).map_err(to_py)?,
-                        shingles,
-                        signature,
-                    })
-                })
-                .collect()
-        };
-        let fa = side(
-            &normalized_sha256_a,
-            &shingles_a,
-            &signatures_a,
-            &has_signature_a,
-        )?;
-        let fb = side(
-            &normalized_sha256_b,
-            &shingles_b,
-            &signatures_b,
-            &has_signature_b,
-        )?;
-        if ids_b.len() != len {
-            return Err(PyValueError::new_err(
-                "receipts: columns of different lengths",
-            ));
-        }
-        let mut hashes = Vec::with_capacity(len);
-        let mut verdicts = Vec::with_capacity(len);
-        let mut matches = Vec::with_capacity(len);
-        let mut out = Vec::with_capacity(len);
-        for i in 0..len {
-            let receipt = Receipt::new(&fa[i], &fb[i]).map_err(to_py)?;
-            let hash = receipt.sha256();
-            let mut line = String::with_capacity(200);
-            lines::pair(&mut line, [&ids_a[i], &ids_b[i]], &receipt, &hash);
-            hashes.push(hash.to_string());
-            verdicts.push(receipt.verdict.as_str());
-            matches.push(receipt.matches.map_or(NO_MATCHES, i64::from));
-            out.push(line);
-        }
-        Ok((hashes, verdicts, PyArray1::from_vec(py, matches), out))
+            let mut hashes = Vec::with_capacity(len);
+            let mut verdicts = Vec::with_capacity(len);
+            let mut matches = Vec::with_capacity(len);
+            let mut out = Vec::with_capacity(len);
+            for i in 0..len {
+                let receipt = Receipt::new(&fa[i], &fb[i]).map_err(to_py)?;
+                let hash = receipt.sha256();
+                let mut line = String::with_capacity(200);
+                lines::pair(&mut line, [&ids_a[i], &ids_b[i]], &receipt, &hash);
+                hashes.push(hash.to_string());
+                verdicts.push(receipt.verdict.as_str());
+                matches.push(receipt.matches.map_or(NO_MATCHES, i64::from));
+                out.push(line);
+            }
+            Ok((hashes, verdicts, PyArray1::from_vec(py, matches), out))
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -434,30 +448,36 @@ fn optional_rows(
 /// string, an `int` as its digits (`ids[i]` names a bad one).
 #[pyfunction]
 pub fn ids_json(ids: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    ids.try_iter()?
-        .enumerate()
-        .map(|(i, id)| id_json(&id?, &format!("ids[{i}]")))
-        .collect()
+    guard("ids_json", || {
+        ids.try_iter()?
+            .enumerate()
+            .map(|(i, id)| id_json(&id?, &format!("ids[{i}]")))
+            .collect()
+    })
 }
 
 /// `--clusters` lines, numbered from `first`: one per list of member ids
 /// (JSON text, keeper first), each with its newline.
 #[pyfunction]
-pub fn cluster_lines(first: usize, members: Vec<Vec<String>>) -> String {
-    let mut out = String::new();
-    for (i, m) in members.iter().enumerate() {
-        let m: Vec<&str> = m.iter().map(String::as_str).collect();
-        lines::cluster(&mut out, first + i, &m);
-    }
-    out
+pub fn cluster_lines(first: usize, members: Vec<Vec<String>>) -> PyResult<String> {
+    guard("cluster_lines", || {
+        let mut out = String::new();
+        for (i, m) in members.iter().enumerate() {
+            let m: Vec<&str> = m.iter().map(String::as_str).collect();
+            lines::cluster(&mut out, first + i, &m);
+        }
+        Ok(out)
+    })
 }
 
 /// `--keep-list` / `--drop-list` lines, one per id (JSON text).
 #[pyfunction]
-pub fn list_lines(ids: Vec<String>) -> String {
-    let mut out = String::new();
-    for id in &ids {
-        lines::list_id(&mut out, id);
-    }
-    out
+pub fn list_lines(ids: Vec<String>) -> PyResult<String> {
+    guard("list_lines", || {
+        let mut out = String::new();
+        for id in &ids {
+            lines::list_id(&mut out, id);
+        }
+        Ok(out)
+    })
 }

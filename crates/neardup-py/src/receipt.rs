@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use crate::error::to_py;
+use crate::interrupt::guard;
 use crate::texts::{as_str, utf8};
-use crate::workers::Workers;
 
 /// A receipt: the part of a comparison anyone holding the two texts can
 /// recompute, bit for bit.
@@ -24,9 +24,11 @@ impl Receipt {
     /// field.
     #[classmethod]
     fn parse(_cls: &Bound<'_, PyType>, text: &Bound<'_, PyAny>) -> PyResult<Receipt> {
-        let bytes = utf8(text, "text")?;
-        let text = as_str(bytes.as_bytes(), "text").map_err(PyValueError::new_err)?;
-        neardup::Receipt::parse(text).map(Receipt).map_err(to_py)
+        guard("Receipt.parse", || {
+            let bytes = utf8(text, "text")?;
+            let text = as_str(bytes.as_bytes(), "text").map_err(PyValueError::new_err)?;
+            neardup::Receipt::parse(text).map(Receipt).map_err(to_py)
+        })
     }
 
     /// The canonical JSON: keys sorted, no whitespace. Its SHA-256 is the
@@ -52,26 +54,21 @@ impl Receipt {
         b: &Bound<'_, PyAny>,
         sha256: Option<&str>,
     ) -> PyResult<Vec<Mismatch>> {
-        let expected = sha256
-            .map(Digest::from_hex)
-            .transpose()
-            .map_err(|e| PyValueError::new_err(format!("sha256: {e}")))?;
-        let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        let claimed = self.0;
-        let workers = Workers::shared()?;
-        let mismatches = py.detach(|| -> Result<_, String> {
-            let (a, b) = (as_str(a, "a")?, as_str(b, "b")?);
-            let actual = crate::compare::in_parallel(&workers, a, b, claimed.params)
-                .map_err(|e| e.to_string())?
-                .receipt;
-            Ok(claimed.check(&actual, expected.as_ref()).mismatches)
-        });
-        Ok(mismatches
-            .map_err(PyValueError::new_err)?
-            .into_iter()
-            .map(Mismatch)
-            .collect())
+        guard("Receipt.verify", || {
+            let expected = sha256
+                .map(Digest::from_hex)
+                .transpose()
+                .map_err(|e| PyValueError::new_err(format!("sha256: {e}")))?;
+            let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
+            let claimed = self.0;
+            let actual = crate::compare::of_texts(py, "Receipt.verify", &a, &b, claimed.params)?;
+            Ok(claimed
+                .check(&actual.receipt, expected.as_ref())
+                .mismatches
+                .into_iter()
+                .map(Mismatch)
+                .collect())
+        })
     }
 
     /// The shingle size `k`.

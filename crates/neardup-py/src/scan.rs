@@ -3,10 +3,11 @@
 //! [`neardup::scan`], exactly as `neardup scan` reports them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use neardup::scan::{lines, Plan};
 use neardup::{Fingerprint, Receipt, Threshold};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
@@ -15,6 +16,7 @@ use rayon::prelude::*;
 use crate::batch::sign_all;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
+use crate::interrupt::{detached, guard, interruptible};
 use crate::params::{params, type_name, Int};
 use crate::receipt::Receipt as PyReceipt;
 use crate::workers::Workers;
@@ -258,34 +260,36 @@ impl ScanResult {
         clusters: Vec<Vec<u32>>,
         dropped: Vec<u32>,
     ) -> PyResult<ScanResult> {
-        let ids_json = ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| id_json(&id, &format!("ids[{i}]")))
-            .collect::<PyResult<Vec<_>>>()?;
-        let len = ids_json.len() as u32;
-        let in_range = |d: &u32| *d < len;
-        if refs > len
-            || !pairs.iter().all(|(a, b, _)| in_range(a) && in_range(b))
-            || !clusters.iter().flatten().all(in_range)
-            || !dropped.iter().all(in_range)
-        {
-            return Err(PyValueError::new_err(
-                "ScanResult: a document number past the ids",
-            ));
-        }
-        let pairs = pairs
-            .into_iter()
-            .map(|(a, b, r)| Ok((a, b, Receipt::parse(&r).map_err(to_py)?)))
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(ScanResult {
-            ids: ids.unbind(),
-            ids_json,
-            refs,
-            pairs,
-            clusters,
-            dropped,
-            cache: std::array::from_fn(|_| PyOnceLock::new()),
+        guard("ScanResult._restore", || {
+            let ids_json = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| id_json(&id, &format!("ids[{i}]")))
+                .collect::<PyResult<Vec<_>>>()?;
+            let len = ids_json.len() as u32;
+            let in_range = |d: &u32| *d < len;
+            if refs > len
+                || !pairs.iter().all(|(a, b, _)| in_range(a) && in_range(b))
+                || !clusters.iter().flatten().all(in_range)
+                || !dropped.iter().all(in_range)
+            {
+                return Err(PyValueError::new_err(
+                    "ScanResult: a document number past the ids",
+                ));
+            }
+            let pairs = pairs
+                .into_iter()
+                .map(|(a, b, r)| Ok((a, b, Receipt::parse(&r).map_err(to_py)?)))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(ScanResult {
+                ids: ids.unbind(),
+                ids_json,
+                refs,
+                pairs,
+                clusters,
+                dropped,
+                cache: std::array::from_fn(|_| PyOnceLock::new()),
+            })
         })
     }
 }
@@ -329,67 +333,77 @@ pub fn scan(
     rows: Option<Int>,
     threads: Option<Int>,
 ) -> PyResult<ScanResult> {
-    let plan = plan(threshold, &k, &n, bands, rows)?;
-    let params = plan.params();
-    let workers = Workers::new(threads.as_ref())?;
+    guard("scan", || {
+        let plan = plan(threshold, &k, &n, bands, rows)?;
+        let params = plan.params();
+        let workers = Workers::new(threads.as_ref())?;
 
-    let mut all_ids: Vec<Bound<'_, PyAny>> = Vec::new();
-    let mut fps: Vec<Fingerprint> = Vec::new();
-    if let Some(against) = against.filter(|a| !a.is_none()) {
-        let pair = against
-            .cast::<PyTuple>()
-            .ok()
-            .filter(|t| t.len() == 2)
-            .ok_or_else(|| {
-                PyTypeError::new_err(format!(
-                    "against must be a tuple (ids, texts), got {}",
-                    type_name(against)
-                ))
-            })?;
-        let (ref_ids, ref_texts) = (pair.get_item(0)?, pair.get_item(1)?);
+        let mut all_ids: Vec<Bound<'_, PyAny>> = Vec::new();
+        let mut fps: Vec<Fingerprint> = Vec::new();
+        if let Some(against) = against.filter(|a| !a.is_none()) {
+            let pair = against
+                .cast::<PyTuple>()
+                .ok()
+                .filter(|t| t.len() == 2)
+                .ok_or_else(|| {
+                    PyTypeError::new_err(format!(
+                        "against must be a tuple (ids, texts), got {}",
+                        type_name(against)
+                    ))
+                })?;
+            let (ref_ids, ref_texts) = (pair.get_item(0)?, pair.get_item(1)?);
+            let docs = Docs {
+                ids: &mut all_ids,
+                fps: &mut fps,
+            };
+            docs.load(&ref_ids, &ref_texts, "against ", &workers, params)?;
+        }
+        let refs = fps.len();
         let docs = Docs {
             ids: &mut all_ids,
             fps: &mut fps,
         };
-        docs.load(&ref_ids, &ref_texts, "against ", &workers, params)?;
-    }
-    let refs = fps.len();
-    let docs = Docs {
-        ids: &mut all_ids,
-        fps: &mut fps,
-    };
-    docs.load(ids, texts, "", &workers, params)?;
-    let refs =
-        u32::try_from(refs).map_err(|_| to_py(neardup::Error::TooManyDocuments(refs as u64)))?;
+        docs.load(ids, texts, "", &workers, params)?;
+        let refs = u32::try_from(refs)
+            .map_err(|_| to_py(neardup::Error::TooManyDocuments(refs as u64)))?;
 
-    let ids_json = unique_ids(&all_ids, refs as usize)?;
-    let (outcome, receipts) = py
-        .detach(|| {
+        let ids_json = unique_ids(&all_ids, refs as usize)?;
+        // The core's scan is one step: on Ctrl-C it is left to finish on
+        // its own thread, which owns the fingerprints it reads.
+        let fps = Arc::new(fps);
+        let shared = Arc::clone(&fps);
+        let outcome = detached(py, "scan", move || neardup::scan::run(&shared, refs, &plan))?
+            .map_err(to_py)?;
+        let receipts = interruptible(py, "scan", |stop| {
             workers.install(|| {
-                let outcome = neardup::scan::run(&fps, refs, &plan)?;
-                let receipts = outcome
+                // `None` once stopped: rayon then skips the pairs left.
+                outcome
                     .pairs
                     .par_iter()
-                    .map(|p| Receipt::new(&fps[p.a as usize], &fps[p.b as usize]))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok((outcome, receipts))
+                    .map(|p| {
+                        (!stop.requested())
+                            .then(|| Receipt::new(&fps[p.a as usize], &fps[p.b as usize]))
+                    })
+                    .collect::<Option<Result<Vec<_>, _>>>()
             })
-        })
+        })?
+        .ok_or_else(|| PyRuntimeError::new_err("neardup.scan: receipts stopped without a signal"))?
         .map_err(to_py)?;
-    let pairs = outcome
-        .pairs
-        .iter()
-        .zip(receipts)
-        .map(|(p, r)| (p.a, p.b, r))
-        .collect();
-    Ok(ScanResult {
-        ids: PyList::new(py, all_ids)?.unbind(),
-        ids_json,
-        refs,
-        pairs,
-        clusters: outcome.clusters,
-        dropped: outcome.dropped,
-        cache: std::array::from_fn(|_| PyOnceLock::new()),
+        let pairs = outcome
+            .pairs
+            .iter()
+            .zip(receipts)
+            .map(|(p, r)| (p.a, p.b, r))
+            .collect();
+        Ok(ScanResult {
+            ids: PyList::new(py, all_ids)?.unbind(),
+            ids_json,
+            refs,
+            pairs,
+            clusters: outcome.clusters,
+            dropped: outcome.dropped,
+            cache: std::array::from_fn(|_| PyOnceLock::new()),
+        })
     })
 }
 
@@ -436,7 +450,7 @@ impl<'py> Docs<'_, 'py> {
         let before = self.fps.len();
         let name = format!("{at}texts");
         let fps = &mut *self.fps;
-        sign_all(texts, &name, params, workers, &mut |signed| {
+        sign_all(texts, "scan", &name, params, workers, &mut |signed| {
             fps.extend(signed)
         })?;
         let signed = self.fps.len() - before;
