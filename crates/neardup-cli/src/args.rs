@@ -181,17 +181,21 @@ pub struct NormalizeArgs {
     pub input: InputArgs,
 }
 
-/// Parses `123`, `64K`, `10M`, `4G` (binary multiples).
+/// Parses `123`, `64K`, `10M`, `4G` (binary multiples): ASCII digits and
+/// an optional suffix. Whitespace around the value (Unicode's, as
+/// `str::trim` sees it) is ignored, so `" 4G"` reads as `4G`; inside it, as
+/// in `4 G`, or a sign, is refused.
 pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
-    let (digits, shift) = match s.trim().char_indices().last() {
-        Some((i, 'K' | 'k')) => (&s[..i], 10),
-        Some((i, 'M' | 'm')) => (&s[..i], 20),
-        Some((i, 'G' | 'g')) => (&s[..i], 30),
-        _ => (s, 0),
+    let size = s.trim();
+    let (digits, shift) = match size.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&size[..i], 10),
+        Some((i, 'M' | 'm')) => (&size[..i], 20),
+        Some((i, 'G' | 'g')) => (&size[..i], 30),
+        _ => (size, 0),
     };
-    digits
-        .parse::<u64>()
-        .ok()
+    Some(digits)
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse::<u64>().ok())
         .and_then(|v| v.checked_mul(1 << shift))
         .ok_or_else(|| format!("'{s}' is not a size like 100M or 4G"))
 }
@@ -218,5 +222,21 @@ mod tests {
         assert_eq!(parse_size("123"), Ok(123));
         assert!(parse_size("x").is_err());
         assert!(parse_size("99999999999G").is_err());
+        // Issue 30: an index into the trimmed text sliced the untrimmed one.
+        assert_eq!(parse_size("\u{3000}4G"), Ok(4 << 30));
+        assert_eq!(parse_size(" 4G\t"), Ok(4 << 30));
+        for bad in [
+            "",
+            " ",
+            "G",
+            "4 G",
+            "+4G",
+            "-1",
+            "\u{3000}",
+            "\u{ff14}G",
+            "4\u{0}",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -9,4 +9,5 @@ mod cli;
 mod explain;
 mod faults;
 mod formats;
+mod odd_args;
 mod scan;
