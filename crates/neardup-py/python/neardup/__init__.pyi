@@ -4,6 +4,11 @@ The same Rust core as the ``neardup`` command line (kar-shingle-minhash-v1):
 normalize (lowercase, collapse whitespace), take word k-shingles, MinHash
 them with fixed published constants, decide a verdict, and hand out a
 receipt whose canonical JSON and SHA-256 are the same on every machine.
+
+Long calls run with the GIL released and look for signals every 50 ms or
+so: Ctrl-C stops them with ``KeyboardInterrupt`` (from the main thread;
+a call from another thread runs to its end). An internal error is a
+``RuntimeError`` naming the call.
 """
 
 from typing import Any, Iterable, Iterator, Literal, Optional, Tuple, Union
