@@ -148,9 +148,9 @@ struct Case {
 
 fn cases(dir: &Dir) -> Vec<Case> {
     let mut words = Words(30);
-    let (a, b) = (words.text(40), words.text(40));
-    let a = dir.write("a.txt", &a);
-    let b = dir.write("b.txt", format!("{b} {}", &a));
+    let (text_a, text_b) = (words.text(40), words.text(40));
+    let a = dir.write("a.txt", &text_a);
+    let b = dir.write("b.txt", format!("{text_b} {text_a}"));
     let corpus = dir.write(
         "c.jsonl",
         format!(
