@@ -22,7 +22,7 @@
 
 mod error;
 pub mod id;
-mod json;
+pub mod json;
 pub mod jsonl;
 pub mod lines;
 pub mod order;
