@@ -1,12 +1,14 @@
-// Assembles dist/neardup.html from the template, the CSS, the JS and the
-// optimized wasm. Deterministic: no dates, no paths, no randomness, so two
-// builds from the same sources give the same bytes.
+// Assembles dist/neardup.html from the template, the CSS, the page's modules
+// (app/*.js, joined by modules.mjs), the worker and the optimized wasm.
+// Deterministic: no dates, no paths, no randomness, so two builds from the
+// same sources give the same bytes.
 //
 // usage: node assemble.mjs <neardup_web.wasm> <out.html>
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { joinModules } from './modules.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [wasmPath, outPath] = process.argv.slice(2);
@@ -19,9 +21,9 @@ const sha256 = (data, enc) => createHash('sha256').update(data).digest(enc);
 
 const wasm = readFileSync(wasmPath);
 const style = read('style.css');
-const script = read('app.js');
+const script = joinModules(join(here, 'app'), 'main.js');
 const worker = read('worker.js');
-for (const [name, text] of Object.entries({ 'app.js': script, 'worker.js': worker, 'style.css': style })) {
+for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'style.css': style })) {
   if (/<\/(script|style)/i.test(text)) throw new Error(`${name} must not contain a closing </script> or </style> tag`);
 }
 
