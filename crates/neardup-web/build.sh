@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Builds dist/neardup.html: the core compiled to wasm, optimized, inlined as
-# base64 into one self-contained page. Two runs give byte-identical output.
+# Builds dist/neardup.html: the core compiled to wasm, optimized, gzipped and
+# inlined as base64 into one self-contained page. Two runs give
+# byte-identical output. scripts/build-page copies it to the committed
+# neardup.html.
 #
-# Needs: rustup target wasm32-unknown-unknown, wasm-opt (Debian: binaryen), node.
+# Needs: rustup target wasm32-unknown-unknown, wasm-opt 108 (Debian 12:
+# binaryen), node, GNU gzip.
 # Env: CARGO_TARGET_DIR (default <repo>/target/web-wasm), DIST (default <repo>/dist).
 set -euo pipefail
 crate="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$crate/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target/web-wasm}"
 dist="${DIST:-$root/dist}"
-for tool in cargo wasm-opt node; do
+for tool in cargo wasm-opt node gzip; do
   command -v "$tool" >/dev/null || { echo "build.sh: '$tool' not found (wasm-opt: apt-get install binaryen)" >&2; exit 1; }
 done
+# The committed page is compared byte for byte with this build, and another
+# wasm-opt gives other bytes: the version is pinned as the Rust toolchain is.
+wasm_opt="$(wasm-opt --version)"
+[ "$wasm_opt" = "wasm-opt version 108" ] || { echo "build.sh: the page is built with wasm-opt version 108 (Debian 12's binaryen), got '$wasm_opt'" >&2; exit 1; }
 
 # Size and determinism settings for this build only (the workspace's release
 # profile stays as it is). Paths are remapped so the wasm does not depend on

@@ -4,6 +4,7 @@
 // same sources give the same bytes.
 //
 // usage: node assemble.mjs <neardup_web.wasm> <out.html>
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +21,9 @@ const read = (name) => readFileSync(join(here, name), 'utf8');
 const sha256 = (data, enc) => createHash('sha256').update(data).digest(enc);
 
 const wasm = readFileSync(wasmPath);
+// GNU gzip, not node's zlib: its output has been the same for decades and on
+// every CPU, so the page stays reproducible; -n leaves out name and time.
+const gzip = (data) => execFileSync('gzip', ['-9n'], { input: data, maxBuffer: 1 << 28 });
 const style = read('style.css');
 const script = joinModules(join(here, 'app'), 'main.js');
 const worker = read('worker.js');
@@ -49,7 +53,7 @@ const parts = {
   SCRIPT: script,
   WORKER: worker,
   WASM_SHA256: sha256(wasm, 'hex'),
-  WASM_B64: wasm.toString('base64'),
+  WASM_B64: gzip(wasm).toString('base64'),
 };
 let html = read('index.html');
 for (const [key, value] of Object.entries(parts)) {

@@ -3,14 +3,21 @@
 import { $ } from './dom.js';
 
 const wasmBlock = $('wasm-b64');
-const wasmBytes = Uint8Array.from(atob(wasmBlock.textContent.trim()), (c) => c.charCodeAt(0));
+// The page holds the wasm gzipped (GNU gzip -9n, see assemble.mjs), which
+// halves the file; the browser inflates it once, off the main thread.
+const wasmBytes = (async () => {
+  const gzipped = Uint8Array.from(atob(wasmBlock.textContent.trim()), (c) => c.charCodeAt(0));
+  const stream = new Blob([gzipped]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+})();
 const workerUrl = URL.createObjectURL(new Blob([$('worker-src').textContent], { type: 'text/javascript' }));
 let worker = null;
 let nextId = 1;
 const pending = new Map();
 
 function startWorker() {
-  worker = new Worker(workerUrl);
+  const started = new Worker(workerUrl);
+  worker = started;
   worker.onmessage = (e) => {
     const m = e.data;
     const job = pending.get(m.id);
@@ -25,7 +32,8 @@ function startWorker() {
     for (const job of pending.values()) job.reject(new Error(e.message || 'the worker failed'));
     pending.clear();
   };
-  return send({ op: 'init', wasm: wasmBytes.slice().buffer });
+  // A worker cancelled before the wasm is inflated is never sent it.
+  return wasmBytes.then((bytes) => worker === started && send({ op: 'init', wasm: bytes.slice().buffer }));
 }
 
 export function send(msg, onProgress) {
@@ -51,7 +59,7 @@ const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padSt
 (async () => {
   let digest;
   try {
-    digest = hex(await crypto.subtle.digest('SHA-256', wasmBytes));
+    digest = hex(await crypto.subtle.digest('SHA-256', await wasmBytes));
   } catch {
     await ready;
     digest = await send({ op: 'sha256' });
