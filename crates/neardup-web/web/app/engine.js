@@ -3,11 +3,13 @@
 import { $ } from './dom.js';
 
 const wasmBlock = $('wasm-b64');
-// The page holds the wasm gzipped (GNU gzip -9n, see assemble.mjs), which
-// halves the file; the browser inflates it once, off the main thread.
+// The page holds the wasm gzipped, in base64 lines that each end at a point
+// where gzip restarts (see assemble.mjs), which halves the file; the browser
+// inflates it once, off the main thread.
 const wasmBytes = (async () => {
-  const gzipped = Uint8Array.from(atob(wasmBlock.textContent.trim()), (c) => c.charCodeAt(0));
-  const stream = new Blob([gzipped]).stream().pipeThrough(new DecompressionStream('gzip'));
+  const lines = wasmBlock.textContent.trim().split('\n');
+  const gzipped = lines.map((line) => Uint8Array.from(atob(line), (c) => c.charCodeAt(0)));
+  const stream = new Blob(gzipped).stream().pipeThrough(new DecompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 })();
 const workerUrl = URL.createObjectURL(new Blob([$('worker-src').textContent], { type: 'text/javascript' }));
