@@ -5,7 +5,7 @@
 # neardup.html.
 #
 # Needs: rustup target wasm32-unknown-unknown, wasm-opt 108 (Debian 12:
-# binaryen), node, GNU gzip.
+# binaryen), GNU gzip 1.12, node.
 # Env: CARGO_TARGET_DIR (default <repo>/target/web-wasm), DIST (default <repo>/dist).
 set -euo pipefail
 crate="$(cd "$(dirname "$0")" && pwd)"
@@ -16,9 +16,12 @@ for tool in cargo wasm-opt node gzip; do
   command -v "$tool" >/dev/null || { echo "build.sh: '$tool' not found (wasm-opt: apt-get install binaryen)" >&2; exit 1; }
 done
 # The committed page is compared byte for byte with this build, and another
-# wasm-opt gives other bytes: the version is pinned as the Rust toolchain is.
-wasm_opt="$(wasm-opt --version)"
-[ "$wasm_opt" = "wasm-opt version 108" ] || { echo "build.sh: the page is built with wasm-opt version 108 (Debian 12's binaryen), got '$wasm_opt'" >&2; exit 1; }
+# wasm-opt or gzip may give other bytes: their versions are pinned, as the
+# Rust toolchain is (Debian 12's).
+for pin in "wasm-opt version 108" "gzip 1.12"; do
+  got="$(${pin%% *} --version | head -1)"
+  [ "$got" = "$pin" ] || { echo "build.sh: the page is built with $pin (Debian 12's), got '$got'" >&2; exit 1; }
+done
 
 # Size and determinism settings for this build only (the workspace's release
 # profile stays as it is). Paths are remapped so the wasm does not depend on
