@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use tempfile::NamedTempFile;
 
-use crate::input::describe;
+use neardup_corpus::describe;
 
 /// Writes `bytes` to `path` atomically (see [`Sink`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -642,3 +642,26 @@ fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
         assert_eq!(got, want, "threshold {t}");
     }
 }
+
+/// A directory's files come in bytewise path order (`a-b.txt` before the
+/// directory `a/`, as SCAN.md says), and names starting with `.` or `_`
+/// (hidden files, Spark's `_SUCCESS`) are not read.
+#[test]
+fn directory_files_come_in_bytewise_order_without_hidden_names() {
+    let dir = Dir::new();
+    let root = dir.root();
+    let text = corpus().remove(0).1;
+    std::fs::create_dir_all(root.join("tree/a")).unwrap();
+    std::fs::create_dir_all(root.join("tree/_temporary")).unwrap();
+    for f in ["a/z.txt", "a-b.txt", "a.txt", ".hidden.txt", "_SUCCESS", "_temporary/x.txt"] {
+        std::fs::write(root.join("tree").join(f), &text).unwrap();
+    }
+    let o = neardup_in(root, &["scan", "tree", "--clusters", "c.jsonl"]);
+    ok(&o);
+    let clusters = jsonl(root.join("c.jsonl"));
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(
+        clusters[0]["members"],
+        serde_json::json!(["tree/a-b.txt", "tree/a.txt", "tree/a/z.txt"])
+    );
+}

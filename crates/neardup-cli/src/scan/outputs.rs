@@ -13,9 +13,12 @@ use rayon::prelude::*;
 
 use super::corpus::{Corpus, Input, Kind};
 use super::ScanArgs;
-use crate::format::{Columns, Format};
-use crate::input::{describe, display_name, is_stdin};
-use crate::jsonl::Batches;
+use neardup_corpus::format::Format;
+use neardup_corpus::lines::Batches;
+use neardup_corpus::source::{self, Columns};
+use neardup_corpus::text::{display_name, is_stdin};
+use neardup_corpus::{compressed, describe, parquet};
+
 use crate::output::Sink;
 
 /// The open outputs.
@@ -203,18 +206,8 @@ fn write_deduped(
     if format == Format::Parquet {
         return write_deduped_parquet(sink, &inputs, dropped);
     }
-    let mut out: Box<dyn Write + '_> = match format {
-        Format::Gzip => Box::new(flate2::write::GzEncoder::new(
-            &mut *sink,
-            flate2::Compression::default(),
-        )),
-        Format::Zstd => Box::new(
-            zstd::stream::write::Encoder::new(&mut *sink, 3)
-                .map_err(|e| anyhow!("starting zstd: {}", describe(&e)))?
-                .auto_finish(),
-        ),
-        _ => Box::new(&mut *sink),
-    };
+    let mut out = compressed::encoder(format, &mut *sink)
+        .map_err(|e| anyhow!("starting {}: {}", format.name(), describe(&e)))?;
     let columns = Columns {
         id: &args.id_field,
         text: &args.text_field,
@@ -242,7 +235,7 @@ fn write_deduped(
                 }
             }
             Kind::Documents | Kind::Signatures => {
-                let source = crate::format::open(&input.path, columns)
+                let source = source::open(&input.path, columns)
                     .with_context(|| format!("reading '{name}' again"))?;
                 let lines = Batches::new(source.data.into_reader(), 8 << 20);
                 let mut d = input.first;
@@ -301,5 +294,5 @@ fn write_deduped_parquet(sink: &mut Sink, inputs: &[&Input], dropped: &[bool]) -
         let keep: Vec<bool> = dropped[range].iter().map(|&d| !d).collect();
         files.push((name, file, keep));
     }
-    crate::format::write_deduped_parquet(files, sink)
+    Ok(parquet::write_deduped_parquet(files, sink)?)
 }

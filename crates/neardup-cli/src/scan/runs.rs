@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use twox_hash::XxHash3_64;
 
 use super::corpus::Corpus;
-use crate::input::describe;
+use neardup_corpus::describe;
 
 const RECORD_BYTES: usize = 16;
 

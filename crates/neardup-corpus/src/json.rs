@@ -310,7 +310,7 @@ mod tests {
             text: "text",
             lossy: false,
         };
-        let at = crate::jsonl::Line {
+        let at = crate::lines::Line {
             number: 1,
             bytes: line.as_bytes(),
         };
