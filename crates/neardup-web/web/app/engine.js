@@ -3,9 +3,9 @@
 import { $ } from './dom.js';
 
 const wasmBlock = $('wasm-b64');
-// The page holds the wasm gzipped, in base64 lines that each end at a point
-// where gzip restarts (see assemble.mjs), which halves the file; the browser
-// inflates it once, off the main thread.
+// The page holds the wasm gzipped, which halves the file, in base64 lines
+// that each end where gzip restarts (see assemble.mjs); the browser inflates
+// it once, as the page opens.
 const wasmBytes = (async () => {
   const lines = wasmBlock.textContent.trim().split('\n');
   const gzipped = lines.map((line) => Uint8Array.from(atob(line), (c) => c.charCodeAt(0)));

@@ -1,6 +1,6 @@
-// Shared helpers for the browser tests: the committed page, Debian's Chromium
-// through playwright-core, a loopback static server that logs every request, and
-// page actions by the page's stable element ids.
+// Shared helpers for the browser tests: the committed page, Debian's
+// Chromium through playwright-core, a loopback static server that logs every
+// request, and page actions by the page's stable element ids.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -3,11 +3,11 @@
 // a 20 MB document with progress, downloads; screenshots as artifacts.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { artifacts, compare, dist, pagePath, sharedPage, verify } from './harness.mjs';
 
 const html = readFileSync(pagePath, 'utf8');
