@@ -12,7 +12,7 @@
 //!    merged;
 //! 4. **pairs** ([`pairs::near`]): each bucket of the merged stream gives
 //!    the core's candidates, verified in parallel batches by
-//!    [`neardup::scan::Plan::verify`]'s rule;
+//!    [`neardup::scan::Plan::check`];
 //! 5. **clusters**: [`neardup::scan::Outcome`].
 //!
 //! Every output is sorted by input order, so it is byte-identical whatever
