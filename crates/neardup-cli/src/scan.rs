@@ -34,7 +34,6 @@ use neardup::scan::{self, Outcome, Plan};
 use neardup::{Backend, Params, Threshold};
 
 use crate::args::{BatchArgs, InputArgs, ParamArgs};
-use crate::input::describe;
 
 /// Options of `neardup scan`.
 #[derive(Debug, Args)]
@@ -67,8 +66,8 @@ pub struct ScanArgs {
     /// temp dir (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = crate::args::parse_size)]
     pub memory: u64,
-    /// Where spilled runs go (default: the system temp dir). Removed at the
-    /// end, on error and on Ctrl-C.
+    /// Where spilled runs go (default: the system temp dir). They are
+    /// unnamed files on Linux, freed however the scan ends.
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
     /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
@@ -117,8 +116,8 @@ fn parse_threshold(s: &str) -> Result<Threshold, String> {
     Threshold::parse(s).map_err(|e| e.to_string())
 }
 
-/// Paths to remove if the user presses Ctrl-C: the temp dir and the
-/// temporaries of outputs not yet renamed into place.
+/// Paths to remove if the user presses Ctrl-C: the named temporaries of
+/// outputs not yet renamed into place (where they cannot be unnamed).
 static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn on_interrupt() {
@@ -177,18 +176,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     for p in sinks.temp_paths() {
         remove_on_interrupt(p);
     }
-    let base = args.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let temp = tempfile::Builder::new()
-        .prefix("neardup-scan-")
-        .tempdir_in(&base)
-        .map_err(|e| {
-            anyhow!(
-                "creating a temp dir in '{}': {} (see --temp-dir)",
-                base.display(),
-                describe(&e)
-            )
-        })?;
-    remove_on_interrupt(temp.path().to_owned());
+    let temp = runs::SpillDir::new(args.temp_dir.clone().unwrap_or_else(std::env::temp_dir))?;
 
     let quiet = args.batch.quiet;
 
@@ -212,7 +200,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
             &exact.representatives,
             &plan,
             args.memory,
-            temp.path(),
+            &temp,
             quiet,
         )?;
         time("bands", &mut times);
@@ -289,8 +277,5 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
             );
         }
         Ok(())
-    })?;
-    // Removing the temp dir is part of success: report a failure to.
-    temp.close()
-        .map_err(|e| anyhow::anyhow!("removing the temp dir: {}", describe(&e)))
+    })
 }
