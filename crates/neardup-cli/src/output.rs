@@ -23,6 +23,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// pending file is freed when the sink is dropped unfinished).
 pub enum Sink {
     Stdout(BufWriter<io::Stdout>),
+    /// A path that is there and is not a regular file (`/dev/null`, a
+    /// FIFO, a terminal), written in place: there is no file to replace,
+    /// and a rename would replace the device itself.
+    Special {
+        out: BufWriter<File>,
+        path: PathBuf,
+    },
     File {
         tmp: BufWriter<Pending>,
         path: PathBuf,
@@ -38,15 +45,28 @@ impl Sink {
                 io::stdout(),
             )));
         };
-        // Renaming over a directory would fail only at the very end.
-        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            return Err(anyhow!(
-                "writing '{}': it is a directory, not a file",
-                path.display()
-            ));
+        let fail = |e: io::Error| anyhow!("writing '{}': {}", path.display(), describe(&e));
+        match std::fs::metadata(path) {
+            // Renaming over a directory would fail only at the very end.
+            Ok(m) if m.is_dir() => {
+                return Err(anyhow!(
+                    "writing '{}': it is a directory, not a file",
+                    path.display()
+                ))
+            }
+            Ok(m) if !m.is_file() => {
+                let out = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(fail)?;
+                return Ok(Sink::Special {
+                    out: BufWriter::with_capacity(1 << 16, out),
+                    path: path.to_owned(),
+                });
+            }
+            _ => {}
         }
-        let tmp = Pending::create(dir_of(path))
-            .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e)))?;
+        let tmp = Pending::create(dir_of(path)).map_err(fail)?;
         Ok(Sink::File {
             tmp: BufWriter::with_capacity(1 << 16, tmp),
             path: path.to_owned(),
@@ -57,7 +77,7 @@ impl Sink {
     /// place, if it has one (see [`Pending`]).
     pub fn temp_path(&self) -> Option<&Path> {
         match self {
-            Sink::Stdout(_) => None,
+            Sink::Stdout(_) | Sink::Special { .. } => None,
             Sink::File { tmp, .. } => tmp.get_ref().temp_path(),
         }
     }
@@ -65,6 +85,9 @@ impl Sink {
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
         match self {
             Sink::Stdout(w) => w.write_all(bytes).context("writing to standard output"),
+            Sink::Special { out, path } => out
+                .write_all(bytes)
+                .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e))),
             Sink::File { tmp, path } => tmp
                 .write_all(bytes)
                 .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e))),
@@ -75,6 +98,9 @@ impl Sink {
     pub fn finish(self) -> Result<()> {
         match self {
             Sink::Stdout(mut w) => w.flush().context("writing to standard output"),
+            Sink::Special { mut out, path } => out
+                .flush()
+                .map_err(|e| anyhow!("writing '{}': {}", path.display(), describe(&e))),
             Sink::File { tmp, path } => {
                 let fail = |e: io::Error| anyhow!("writing '{}': {}", path.display(), describe(&e));
                 let tmp = tmp.into_inner().map_err(|e| fail(e.into_error()))?;

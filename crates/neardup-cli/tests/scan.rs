@@ -530,6 +530,44 @@ fn bands_and_rows_and_threshold_can_be_set() {
     }
 }
 
+/// `--pairs /dev/null` once replaced /dev/null with a regular file (as
+/// root, a rename over it): an output path that is there and is not a
+/// regular file is written in place. A FIFO stands for the device here.
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_fifo_is_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = Dir::new();
+    let root = dir.root();
+    let mut w = Words(5);
+    let mut docs: Vec<(String, String)> = (0..20).map(|i| (format!("d{i}"), w.text(60))).collect();
+    docs[7].1 = docs[3].1.clone() + " end";
+    write_jsonl(&root.join("c.jsonl"), &docs);
+    ok(&neardup_in(
+        root,
+        &["scan", "c.jsonl", "--pairs", "want.jsonl", "-q"],
+    ));
+    assert!(Command::new("mkfifo")
+        .arg(root.join("fifo"))
+        .status()
+        .unwrap()
+        .success());
+    let fifo = root.join("fifo");
+    let reader = std::thread::spawn(move || std::fs::read(fifo).unwrap());
+    ok(&neardup_in(
+        root,
+        &["scan", "c.jsonl", "--pairs", "fifo", "-q"],
+    ));
+    let kind = std::fs::symlink_metadata(root.join("fifo"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    let got = reader.join().unwrap();
+    assert_eq!(got, std::fs::read(root.join("want.jsonl")).unwrap());
+    assert!(!got.is_empty());
+    assert_eq!(names(root), ["c.jsonl", "fifo", "want.jsonl"]);
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn ctrl_c_leaves_nothing_behind() {
