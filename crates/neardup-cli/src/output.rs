@@ -146,6 +146,7 @@ impl Pending {
         named(dir).map(Pending::Named)
     }
 
+    /// The open file, to write or sync.
     pub fn file(&self) -> &File {
         match self {
             #[cfg(target_os = "linux")]

@@ -46,8 +46,8 @@ const TRAILER_BYTES: u64 = 16;
 /// The smallest record buffer, whatever the budget: 64 records.
 const MIN_BUFFER_BYTES: u64 = 64 * RECORD_BYTES as u64;
 
-/// At most this many runs are merged at once: as many runs of one size are
-/// merged into one of the next size, and the last merge takes at most
+/// At most this many runs are merged at once: this many runs of one size
+/// class are merged into one of the next, and the last merge takes at most
 /// this many.
 const FAN_IN: usize = 64;
 
@@ -175,8 +175,9 @@ pub fn band_records(
 /// One sorted run: an unnamed file, freed when dropped.
 struct Run {
     file: File,
-    /// Its number and its dir, to name it in errors (it has no name of its
-    /// own): spills count from 0, and the runs merges write follow.
+    /// Its number and its dir, to name it in errors, as it has no name of
+    /// its own. Runs are numbered from 0 in the order they are written,
+    /// spills and merges alike.
     n: usize,
     dir: SpillDir,
 }
