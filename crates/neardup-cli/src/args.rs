@@ -218,8 +218,8 @@ pub struct ScanArgs {
     /// temp dir (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
     pub memory: u64,
-    /// Where spilled runs go (default: the system temp dir). Removed at the
-    /// end, on error and on Ctrl-C.
+    /// Where spilled runs go (default: the system temp dir). They are
+    /// unnamed files on Linux, freed however the scan ends.
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
     /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,

@@ -12,7 +12,7 @@
 //!    merged;
 //! 4. **pairs** ([`pairs::near`]): each bucket of the merged stream gives
 //!    the core's candidates, verified in parallel batches by
-//!    [`neardup::scan::Plan::verify`]'s rule;
+//!    [`neardup::scan::Plan::check`];
 //! 5. **clusters**: [`neardup::scan::Outcome`].
 //!
 //! Every output is sorted by input order, so it is byte-identical whatever
@@ -31,13 +31,12 @@ use anyhow::{anyhow, bail, Context, Result};
 use neardup::scan::{self, Outcome, Plan};
 use neardup::{Backend, Params};
 
-use neardup_corpus::describe;
 use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
 
 pub use crate::args::ScanArgs;
 
-/// Paths to remove if the user presses Ctrl-C: the temp dir and the
-/// temporaries of outputs not yet renamed into place.
+/// Paths to remove if the user presses Ctrl-C: the named temporaries of
+/// outputs not yet renamed into place (where they cannot be unnamed).
 static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn on_interrupt() {
@@ -98,18 +97,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     for p in sinks.temp_paths() {
         remove_on_interrupt(p);
     }
-    let base = args.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let temp = tempfile::Builder::new()
-        .prefix("neardup-scan-")
-        .tempdir_in(&base)
-        .map_err(|e| {
-            anyhow!(
-                "creating a temp dir in '{}': {} (see --temp-dir)",
-                base.display(),
-                describe(&e)
-            )
-        })?;
-    remove_on_interrupt(temp.path().to_owned());
+    let temp = runs::SpillDir::new(args.temp_dir.clone().unwrap_or_else(std::env::temp_dir))?;
 
     let quiet = args.batch.quiet;
 
@@ -133,7 +121,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
             &exact.representatives,
             &plan,
             args.memory,
-            temp.path(),
+            &temp,
             quiet,
         )?;
         time("bands", &mut times);
@@ -210,8 +198,5 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
             );
         }
         Ok(())
-    })?;
-    // Removing the temp dir is part of success: report a failure to.
-    temp.close()
-        .map_err(|e| anyhow::anyhow!("removing the temp dir: {}", describe(&e)))
+    })
 }

@@ -39,6 +39,9 @@ fn value_error(e: Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// An input's files, each with whether it is a corpus file.
+type Files = Vec<(String, bool)>;
+
 /// `corpus_files(path, max_size=4 GiB)`: the files of one input in
 /// `neardup scan`'s order, each with whether it is a corpus file (else one
 /// text document), and the entries skipped with why. A file is itself.
@@ -48,7 +51,7 @@ pub fn corpus_files(
     py: Python<'_>,
     path: &str,
     max_size: u64,
-) -> PyResult<(Vec<(String, bool)>, Vec<String>)> {
+) -> PyResult<(Files, Vec<String>)> {
     let root = Path::new(path);
     let meta = std::fs::metadata(root).map_err(|e| value_error(Error::io(path, &e)))?;
     if !meta.is_dir() {
@@ -165,8 +168,8 @@ impl CorpusReader {
                     id: &id_field,
                     text: &text_field,
                 };
-                let mut source =
-                    source::open(Path::new(&path), columns).map_err(|e| renamed(e, &path, &name))?;
+                let mut source = source::open(Path::new(&path), columns)
+                    .map_err(|e| renamed(e, &path, &name))?;
                 let how = Signing {
                     fields: Fields {
                         id: &id_field,

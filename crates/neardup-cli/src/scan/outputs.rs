@@ -1,6 +1,6 @@
 //! The scan's outputs: pairs, clusters, keep and drop lists, the deduped
-//! corpus and receipts. Each file is written to a temporary beside it and
-//! renamed into place only when the whole scan has succeeded.
+//! corpus and receipts. Each file is written to a pending file beside it
+//! ([`Pending`]) and put in place only when the whole scan has succeeded.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -19,7 +19,7 @@ use neardup_corpus::source::{self, Columns};
 use neardup_corpus::text::{display_name, is_stdin};
 use neardup_corpus::{compressed, describe, parquet};
 
-use crate::output::Sink;
+use crate::output::{Pending, Sink};
 
 /// The open outputs.
 pub struct Sinks {
@@ -170,8 +170,8 @@ impl Sinks {
     }
 }
 
-/// Writes `DIR/<hash>.json` through a temporary and a rename, so no reader
-/// ever sees a partial receipt. Unlike the other outputs, each file is not
+/// Writes `DIR/<hash>.json` through a [`Pending`] file, so no reader ever
+/// sees a partial receipt. Unlike the other outputs, each file is not
 /// synced to disk on its own: a scan can write millions, and a receipt can
 /// always be made again from the pair. A file already there with the right
 /// length is left alone (its name is the hash of its content), so a rerun
@@ -181,16 +181,13 @@ fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == canonical.len() as u64) {
         return Ok(());
     }
-    let fail = |e: &io::Error| anyhow!("writing '{}': {}", display_name(&path), describe(e));
-    // One temporary name per receipt and worker thread: two threads can
-    // write the same receipt (two pairs of the same two texts) at once.
-    let worker = rayon::current_thread_index().unwrap_or(usize::MAX);
-    let tmp = dir.join(format!(".{hash}.{worker}.tmp"));
-    if let Err(e) = std::fs::write(&tmp, canonical).and_then(|()| std::fs::rename(&tmp, &path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(&e));
-    }
-    Ok(())
+    let fail = |e: io::Error| anyhow!("writing '{}': {}", display_name(&path), describe(&e));
+    // Two threads can write the same receipt (two pairs of the same two
+    // texts) at once: each has its own pending file, and the second to
+    // finish replaces the first's identical file.
+    let mut tmp = Pending::create(dir).map_err(fail)?;
+    tmp.write_all(canonical.as_bytes()).map_err(fail)?;
+    tmp.persist(&path).map_err(fail)
 }
 
 /// The kept documents of every input that is not `--against`, in input
