@@ -98,6 +98,22 @@ impl Fields<'_> {
     }
 }
 
+/// Appends the JSONL line (with its newline) of one document:
+/// `{"<id_key>": ID, "<text_key>": TEXT}`, the id already JSON text. How a
+/// deduped corpus writes a text file's or a Parquet row's document.
+pub fn write_line(out: &mut Vec<u8>, keys: [&str; 2], id: &str, text: &str) {
+    let json = neardup::scan::lines::json_string;
+    out.push(b'{');
+    out.extend_from_slice(json(keys[0]).as_bytes());
+    out.push(b':');
+    out.extend_from_slice(id.as_bytes());
+    out.push(b',');
+    out.extend_from_slice(json(keys[1]).as_bytes());
+    out.push(b':');
+    out.extend_from_slice(json(text).as_bytes());
+    out.extend_from_slice(b"}\n");
+}
+
 impl<'de> DeserializeSeed<'de> for Fields<'_> {
     type Value = (Option<String>, Option<Cow<'de, str>>);
 

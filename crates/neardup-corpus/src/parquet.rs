@@ -158,7 +158,7 @@ pub struct ParquetLines {
 impl ParquetLines {
     /// The lines of `rows`.
     pub fn new(rows: Rows) -> ParquetLines {
-        let keys = rows.columns.clone().map(|c| json_string(&c));
+        let keys = rows.columns.clone();
         ParquetLines {
             rows,
             keys,
@@ -175,18 +175,9 @@ impl ParquetLines {
         let batch = batch?;
         self.buf.clear();
         self.pos = 0;
+        let keys = [self.keys[0].as_str(), self.keys[1].as_str()];
         for row in batch.rows()? {
-            for (key, value) in [
-                (&self.keys[0], row.id),
-                (&self.keys[1], json_string(row.text)),
-            ] {
-                self.buf
-                    .push(if key == &self.keys[0] { b'{' } else { b',' });
-                self.buf.extend_from_slice(key.as_bytes());
-                self.buf.push(b':');
-                self.buf.extend_from_slice(value.as_bytes());
-            }
-            self.buf.extend_from_slice(b"}\n");
+            crate::jsonl::write_line(&mut self.buf, keys, &row.id, row.text);
         }
         Ok(true)
     }

@@ -17,7 +17,7 @@ use neardup_corpus::format::Format;
 use neardup_corpus::lines::Batches;
 use neardup_corpus::source::{self, Columns};
 use neardup_corpus::text::{display_name, is_stdin};
-use neardup_corpus::{compressed, describe, parquet};
+use neardup_corpus::{compressed, describe, jsonl, parquet};
 
 use crate::output::{Pending, Sink};
 
@@ -223,12 +223,10 @@ fn write_deduped(
                         anyhow!("reading '{}' again: {}", display_name(path), describe(&e))
                     })?;
                     let text = String::from_utf8_lossy(&bytes);
-                    let line = format!(
-                        "{{\"id\":{},\"text\":{}}}\n",
-                        corpus.docs[d as usize].id,
-                        serde_json::to_string(&text)?
-                    );
-                    out.write_all(line.as_bytes()).map_err(fail)?;
+                    let mut line = Vec::new();
+                    let id = &corpus.docs[d as usize].id;
+                    jsonl::write_line(&mut line, ["id", "text"], id, &text);
+                    out.write_all(&line).map_err(fail)?;
                 }
             }
             Kind::Documents | Kind::Signatures => {
