@@ -194,10 +194,6 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
         // Used buffers go back to the reader, to be read into again.
         let (give_back, given_back) = mpsc::channel::<Vec<u8>>();
         let mapped = match &records {
-            Records::Mapped(map) => Some(&map[..]),
-            _ => None,
-        };
-        let release = match &records {
             Records::Mapped(map) => Some(*map),
             _ => None,
         };
@@ -271,8 +267,8 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
                     // The reader may be gone already, at the end.
                     Cow::Owned(buffer) => drop(give_back.send(buffer)),
                     Cow::Borrowed(bytes) => {
-                        if let (Some(map), Some(all)) = (release, mapped) {
-                            let start = bytes.as_ptr() as usize - all.as_ptr() as usize;
+                        if let Some(map) = mapped {
+                            let start = bytes.as_ptr() as usize - map.as_ptr() as usize;
                             release_pages(map, start..start + bytes.len());
                         }
                     }
