@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything CI needs for the web page, on a fresh Debian machine as root:
 # installs the wasm target, Chromium, binaryen and playwright-core if they
-# are missing, builds dist/neardup.html, and runs the browser tests against
-# Debian's headless Chromium.
+# are missing, builds dist/neardup.html and checks that the committed
+# neardup.html is that build, and runs the browser tests (on the committed
+# page) in Debian's headless Chromium.
 #
 # Env: CARGO_TARGET_DIR (default <repo>/target), NEARDUP_BIN (a built
 # `neardup` for the native-equality tests; built here, release, when unset).
@@ -27,8 +28,8 @@ fi
 step "lint the wasm-only code (ffi.rs is not compiled natively)"
 (cd "$root" && cargo clippy --quiet --no-deps -p neardup-web --target wasm32-unknown-unknown -- -D warnings)
 
-step "build dist/neardup.html"
-./build.sh
+step "build dist/neardup.html; the committed neardup.html must equal it"
+"$root/scripts/build-page" --check
 
 if [ -z "${NEARDUP_BIN:-}" ]; then
   step "native CLI for the equality tests"

@@ -1,8 +1,6 @@
-//! The CLI's JSONL reading: `Batches` and `Slices` (lines read or
-//! mapped) and `Fields::parse` (one `{"id", "text"}` document), compiled
-//! here from the CLI's own source file. The CLI is a binary crate;
-//! including the one file keeps it one, with no library target made only
-//! for fuzzing, and fuzzes exactly the code `scan` and `sign --jsonl` run.
+//! The JSONL reading of `neardup-corpus`, the code `scan`, `sign --jsonl`,
+//! Python and Spark all run: `Batches` and `Slices` (lines read or
+//! mapped) and `Fields::parse` (one `{"id", "text"}` document).
 //!
 //! Checked: no panic; mapped bytes are cut into the lines read ones are;
 //! a line the fast reading (`json.rs`) accepts is the
@@ -17,22 +15,9 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-/// What `jsonl.rs` takes from the CLI's `input` module.
-mod input {
-    pub fn describe(e: &std::io::Error) -> String {
-        e.to_string()
-    }
-}
-
-#[allow(dead_code)]
-#[path = "../../crates/neardup-cli/src/jsonl.rs"]
-mod jsonl;
-
-/// The fast reading of plain lines that `jsonl.rs` tries first.
-#[path = "../../crates/neardup-cli/src/json.rs"]
-mod json;
-
-use jsonl::{Batches, Fields, Line, Slices};
+use neardup_corpus::json;
+use neardup_corpus::jsonl::{self, Fields};
+use neardup_corpus::lines::{self, Batches, Line, Slices};
 
 const FIELDS: Fields<'static> = Fields {
     id: "id",
@@ -40,20 +25,20 @@ const FIELDS: Fields<'static> = Fields {
     lossy: false,
 };
 
-fn parse(bytes: &[u8]) -> anyhow::Result<jsonl::Doc<'static>> {
+fn parse(bytes: &[u8]) -> neardup_corpus::Result<jsonl::Document<'static>> {
     FIELDS
         .parse(&Line { number: 1, bytes })
-        .map(jsonl::Doc::into_owned)
+        .map(jsonl::Document::into_owned)
 }
 
 fuzz_target!(|data: &[u8]| {
     // Lines: every non-blank line once, in order, with its number.
     let batch = 1 + data.first().map_or(0, |&b| usize::from(b) % 64);
-    let batches: Vec<jsonl::Batch> = Batches::new(data, batch)
+    let batches: Vec<lines::Batch> = Batches::new(data, batch)
         .map(|b| b.expect("a slice never fails to read"))
         .collect();
     // A mapped file is cut as a read one is.
-    let mapped: Vec<jsonl::Batch> = Slices::new(data, batch, u64::MAX)
+    let mapped: Vec<lines::Batch> = Slices::new(data, batch, u64::MAX)
         .map(|b| b.expect("no line is over the cap"))
         .collect();
     assert_eq!(mapped.len(), batches.len());

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::{Args, Parser, Subcommand};
-use neardup::Backend;
+use neardup::{Backend, Threshold};
 
 /// The notes under every `--help`. Built at run time only for the backend
 /// names, so that the list cannot fall behind [`Backend::ALL`].
@@ -60,7 +60,7 @@ pub enum Command {
     Normalize(NormalizeArgs),
     /// Find, verify and cluster every near-duplicate pair of a corpus, in bounded memory.
     #[command(after_help = AFTER_HELP.as_str())]
-    Scan(crate::scan::ScanArgs),
+    Scan(ScanArgs),
 }
 
 /// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).
@@ -84,6 +84,21 @@ pub struct InputArgs {
     /// (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
     pub max_size: u64,
+    /// Map large text files instead of reading them: faster, but only safe
+    /// when no other program changes the files meanwhile.
+    #[arg(long)]
+    pub mmap: bool,
+}
+
+impl InputArgs {
+    /// The options of `neardup_corpus::text`.
+    pub fn options(&self) -> neardup_corpus::text::Options {
+        neardup_corpus::text::Options {
+            lossy: self.lossy,
+            max_size: self.max_size,
+            mmap: self.mmap,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -170,6 +185,87 @@ pub struct BatchArgs {
     /// No progress bar (it is shown only when stderr is a terminal anyway).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// Options of `neardup scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Inputs: directories of text files (read recursively; .jsonl,
+    /// .jsonl.gz, .jsonl.zst and .parquet files in them are read as
+    /// corpora), corpus files of {"id","text"} documents (JSONL, gzip or
+    /// zstd JSONL, or Parquet, recognised by their first bytes), or
+    /// signature files from `neardup sign --jsonl` (recognised by their first
+    /// line). - reads from stdin.
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// An existing corpus (the same kinds as INPUT; a signature file is not
+    /// re-signed). Only pairs from INPUT to REF or within INPUT are
+    /// reported, and REF documents are never dropped. Repeatable.
+    #[arg(long, value_name = "REF")]
+    pub against: Vec<PathBuf>,
+    /// Report pairs whose signatures agree on at least this fraction of
+    /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
+    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
+    pub threshold: Threshold,
+    /// LSH bands (with --rows); by default chosen so that a pair at the
+    /// threshold is missed with probability <= 1%.
+    #[arg(long, value_name = "B", requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows (slots) per band (with --bands).
+    #[arg(long, value_name = "R", requires = "bands")]
+    pub rows: Option<usize>,
+    /// Memory budget; beyond it band records spill to sorted runs in the
+    /// temp dir (accepts K, M, G suffixes).
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
+    pub memory: u64,
+    /// Where spilled runs go (default: the system temp dir). They are
+    /// unnamed files on Linux, freed however the scan ends.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
+    /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
+    /// similarity, verdict. Any one of the outputs may be - (stdout).
+    #[arg(long, value_name = "PATH")]
+    pub pairs: Option<PathBuf>,
+    /// Write the clusters as JSONL: cluster, keep, members, size.
+    #[arg(long, value_name = "PATH")]
+    pub clusters: Option<PathBuf>,
+    /// Write the ids to keep (not dropped), one per line, in input order.
+    #[arg(long, value_name = "PATH")]
+    pub keep_list: Option<PathBuf>,
+    /// Write the ids to drop (in a cluster, not its keeper), one per line.
+    #[arg(long, value_name = "PATH")]
+    pub drop_list: Option<PathBuf>,
+    /// Write the kept documents: JSONL and signature inputs keep their lines
+    /// unchanged; files become {"id": path, "text": text}. The format follows
+    /// OUT's name (.jsonl, .gz, .zst, .parquet), else the inputs' own.
+    #[arg(long, value_name = "OUT")]
+    pub write_deduped: Option<PathBuf>,
+    /// Write each verified pair's full receipt to DIR/<receipt_sha256>.json
+    /// (the exact canonical bytes).
+    #[arg(long, value_name = "DIR")]
+    pub receipts: Option<PathBuf>,
+    /// Fail on an unreadable, oversized or non-UTF-8 file in a directory
+    /// input instead of skipping it with a warning.
+    #[arg(long)]
+    pub strict: bool,
+    /// The JSONL field holding the document id (a string or an integer).
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub id_field: String,
+    /// The JSONL field holding the document text.
+    #[arg(long, value_name = "NAME", default_value = "text")]
+    pub text_field: String,
+    #[command(flatten)]
+    pub params: ParamArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+/// Parses a threshold like `0.75` exactly, into basis points: no float
+/// ever decides which pairs are reported.
+fn parse_threshold(s: &str) -> Result<Threshold, String> {
+    Threshold::parse(s).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]

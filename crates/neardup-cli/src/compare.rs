@@ -7,15 +7,15 @@ use neardup::{Backend, Comparison, Doc, Params};
 
 use crate::args::CompareArgs;
 use crate::explain;
-use crate::input::{at_most_one_stdin, display_name, read_text};
 use crate::output::{print, write_atomic};
+use neardup_corpus::text::{at_most_one_stdin, display_name, read_text};
 
 pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
-    let a = read_text(&args.a, &args.input)?;
-    let b = read_text(&args.b, &args.input)?;
+    let a = read_text(&args.a, &args.input.options())?;
+    let b = read_text(&args.b, &args.input.options())?;
     let c = compare_in_parallel(&a, &b, params, backend)?;
     let evidence = args
         .explain

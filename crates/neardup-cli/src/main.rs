@@ -6,10 +6,6 @@
 mod args;
 mod compare;
 mod explain;
-mod format;
-mod input;
-mod json;
-mod jsonl;
 mod normalize;
 mod output;
 mod progress;

@@ -12,7 +12,7 @@
 //!    merged;
 //! 4. **pairs** ([`pairs::near`]): each bucket of the merged stream gives
 //!    the core's candidates, verified in parallel batches by
-//!    [`neardup::scan::Plan::verify`]'s rule;
+//!    [`neardup::scan::Plan::check`];
 //! 5. **clusters**: [`neardup::scan::Outcome`].
 //!
 //! Every output is sorted by input order, so it is byte-identical whatever
@@ -22,103 +22,21 @@ mod corpus;
 mod outputs;
 mod pairs;
 mod runs;
-mod tree;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use clap::Args;
 use neardup::scan::{self, Outcome, Plan};
-use neardup::{Backend, Params, Threshold};
+use neardup::{Backend, Params};
 
-use crate::args::{BatchArgs, InputArgs, ParamArgs};
-use crate::input::describe;
+use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
 
-/// Options of `neardup scan`.
-#[derive(Debug, Args)]
-pub struct ScanArgs {
-    /// Inputs: directories of text files (read recursively; .jsonl,
-    /// .jsonl.gz, .jsonl.zst and .parquet files in them are read as
-    /// corpora), corpus files of {"id","text"} documents (JSONL, gzip or
-    /// zstd JSONL, or Parquet, recognised by their first bytes), or
-    /// signature files from `neardup sign --jsonl` (recognised by their first
-    /// line). - reads from stdin.
-    #[arg(value_name = "INPUT", required = true)]
-    pub inputs: Vec<PathBuf>,
-    /// An existing corpus (the same kinds as INPUT; a signature file is not
-    /// re-signed). Only pairs from INPUT to REF or within INPUT are
-    /// reported, and REF documents are never dropped. Repeatable.
-    #[arg(long, value_name = "REF")]
-    pub against: Vec<PathBuf>,
-    /// Report pairs whose signatures agree on at least this fraction of
-    /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
-    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
-    pub threshold: Threshold,
-    /// LSH bands (with --rows); by default chosen so that a pair at the
-    /// threshold is missed with probability <= 1%.
-    #[arg(long, value_name = "B", requires = "rows")]
-    pub bands: Option<usize>,
-    /// LSH rows (slots) per band (with --bands).
-    #[arg(long, value_name = "R", requires = "bands")]
-    pub rows: Option<usize>,
-    /// Memory budget; beyond it band records spill to sorted runs in the
-    /// temp dir (accepts K, M, G suffixes).
-    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = crate::args::parse_size)]
-    pub memory: u64,
-    /// Where spilled runs go (default: the system temp dir). Removed at the
-    /// end, on error and on Ctrl-C.
-    #[arg(long, value_name = "DIR")]
-    pub temp_dir: Option<PathBuf>,
-    /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
-    /// similarity, verdict. Any one of the outputs may be - (stdout).
-    #[arg(long, value_name = "PATH")]
-    pub pairs: Option<PathBuf>,
-    /// Write the clusters as JSONL: cluster, keep, members, size.
-    #[arg(long, value_name = "PATH")]
-    pub clusters: Option<PathBuf>,
-    /// Write the ids to keep (not dropped), one per line, in input order.
-    #[arg(long, value_name = "PATH")]
-    pub keep_list: Option<PathBuf>,
-    /// Write the ids to drop (in a cluster, not its keeper), one per line.
-    #[arg(long, value_name = "PATH")]
-    pub drop_list: Option<PathBuf>,
-    /// Write the kept documents: JSONL and signature inputs keep their lines
-    /// unchanged; files become {"id": path, "text": text}. The format follows
-    /// OUT's name (.jsonl, .gz, .zst, .parquet), else the inputs' own.
-    #[arg(long, value_name = "OUT")]
-    pub write_deduped: Option<PathBuf>,
-    /// Write each verified pair's full receipt to DIR/<receipt_sha256>.json
-    /// (the exact canonical bytes).
-    #[arg(long, value_name = "DIR")]
-    pub receipts: Option<PathBuf>,
-    /// Fail on an unreadable, oversized or non-UTF-8 file in a directory
-    /// input instead of skipping it with a warning.
-    #[arg(long)]
-    pub strict: bool,
-    /// The JSONL field holding the document id (a string or an integer).
-    #[arg(long, value_name = "NAME", default_value = "id")]
-    pub id_field: String,
-    /// The JSONL field holding the document text.
-    #[arg(long, value_name = "NAME", default_value = "text")]
-    pub text_field: String,
-    #[command(flatten)]
-    pub params: ParamArgs,
-    #[command(flatten)]
-    pub input: InputArgs,
-    #[command(flatten)]
-    pub batch: BatchArgs,
-}
+pub use crate::args::ScanArgs;
 
-/// Parses a threshold like `0.75` exactly, into basis points: no float
-/// ever decides which pairs are reported.
-fn parse_threshold(s: &str) -> Result<Threshold, String> {
-    Threshold::parse(s).map_err(|e| e.to_string())
-}
-
-/// Paths to remove if the user presses Ctrl-C: the temp dir and the
-/// temporaries of outputs not yet renamed into place.
+/// Paths to remove if the user presses Ctrl-C: the named temporaries of
+/// outputs not yet renamed into place (where they cannot be unnamed).
 static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn on_interrupt() {
@@ -151,16 +69,18 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     };
     let banding = plan.banding();
     let all_inputs = args.against.iter().chain(&args.inputs);
-    crate::input::at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
-    if args.write_deduped.is_some() && args.inputs.iter().any(|p| crate::input::is_stdin(p)) {
+    at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
+    if args.write_deduped.is_some() && args.inputs.iter().any(|p| is_stdin(p)) {
         bail!("--write-deduped reads the inputs a second time, so it cannot take standard input ('-')");
     }
-    if let Some(pipe) = args.inputs.iter().find(|p| {
-        args.write_deduped.is_some() && !crate::input::is_stdin(p) && crate::input::is_pipe(p)
-    }) {
+    if let Some(pipe) = args
+        .inputs
+        .iter()
+        .find(|p| args.write_deduped.is_some() && !is_stdin(p) && is_pipe(p))
+    {
         bail!(
             "--write-deduped reads the inputs a second time, so it cannot take the pipe '{}'",
-            crate::input::display_name(pipe)
+            display_name(pipe)
         );
     }
 
@@ -177,18 +97,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     for p in sinks.temp_paths() {
         remove_on_interrupt(p);
     }
-    let base = args.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let temp = tempfile::Builder::new()
-        .prefix("neardup-scan-")
-        .tempdir_in(&base)
-        .map_err(|e| {
-            anyhow!(
-                "creating a temp dir in '{}': {} (see --temp-dir)",
-                base.display(),
-                describe(&e)
-            )
-        })?;
-    remove_on_interrupt(temp.path().to_owned());
+    let temp = runs::SpillDir::new(args.temp_dir.clone().unwrap_or_else(std::env::temp_dir))?;
 
     let quiet = args.batch.quiet;
 
@@ -212,7 +121,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
             &exact.representatives,
             &plan,
             args.memory,
-            temp.path(),
+            &temp,
             quiet,
         )?;
         time("bands", &mut times);
@@ -289,8 +198,5 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
             );
         }
         Ok(())
-    })?;
-    // Removing the temp dir is part of success: report a failure to.
-    temp.close()
-        .map_err(|e| anyhow::anyhow!("removing the temp dir: {}", describe(&e)))
+    })
 }

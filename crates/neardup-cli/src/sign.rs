@@ -1,14 +1,15 @@
-//! `neardup sign`: one JSON line per document, from files or a JSONL stream.
+//! `neardup sign`: one JSON line per document, from files or a corpus.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
+use neardup::{Backend, Fingerprint, Params, SignatureRecord};
+use neardup_corpus::jsonl::Fields;
+use neardup_corpus::pipeline::{self, Signing};
+use neardup_corpus::source::{self, Columns};
+use neardup_corpus::text::{at_most_one_stdin, display_name, read_text};
 
 use crate::args::SignArgs;
-use crate::format::Columns;
-use crate::input::{at_most_one_stdin, display_name, read_text};
-use crate::jsonl::{self, Fields, Line};
 use crate::output::Sink;
 use crate::progress;
 
@@ -16,7 +17,7 @@ pub fn run(args: &SignArgs, backend: Backend) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
     let mut sink = Sink::create(args.output.as_deref())?;
     match &args.jsonl {
-        Some(path) => sign_jsonl(path, args, params, backend, &mut sink)?,
+        Some(path) => sign_corpus(path, args, params, backend, &mut sink)?,
         None => sign_files(args, params, backend, &mut sink)?,
     }
     sink.finish()
@@ -28,17 +29,17 @@ fn sign_files(args: &SignArgs, params: Params, backend: Backend, sink: &mut Sink
     // before anything is printed, never after half the lines.
     let mut out = String::new();
     for path in &args.files {
-        let text = read_text(path, &args.input)?;
-        let name = serde_json::to_string(&display_name(path))?;
+        let text = read_text(path, &args.input.options())?;
+        let name = neardup_corpus::id::of_str(&display_name(path));
         let fp = Fingerprint::of_with(&text, params, backend);
         SignatureRecord::write(&mut out, "path", &name, &fp);
     }
     sink.write(out.as_bytes())
 }
 
-/// Streams a JSONL file through a reader thread and a worker pool. Output
-/// stays in input order; a malformed line stops the run with its number.
-fn sign_jsonl(
+/// Streams a corpus through the signing pipeline. Output stays in input
+/// order; a malformed line stops the run with its number.
+fn sign_corpus(
     path: &Path,
     args: &SignArgs,
     params: Params,
@@ -49,11 +50,15 @@ fn sign_jsonl(
         id: &args.id_field,
         text: &args.text_field,
     };
-    let mut source = crate::format::open(path, columns)?;
-    let fields = Fields {
-        id: &args.id_field,
-        text: &args.text_field,
-        lossy: args.input.lossy,
+    let mut source = source::open(path, columns)?;
+    let how = Signing {
+        fields: Fields {
+            id: &args.id_field,
+            text: &args.text_field,
+            lossy: args.input.lossy,
+        },
+        params,
+        backend,
     };
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(t) = args.batch.threads {
@@ -63,40 +68,24 @@ fn sign_jsonl(
     let bar = progress::bytes(source.total, args.batch.quiet);
     let name = display_name(path);
 
-    // Each worker signs a chunk of lines as one batch; a line that does
-    // not parse keeps its error, in its place.
-    let sign_chunk = |signer: &mut Signer, lines: &[Line<'_>]| -> Vec<Result<String>> {
-        let docs: Vec<Result<jsonl::Doc>> = lines.iter().map(|l| fields.parse(l)).collect();
-        let texts = docs
-            .iter()
-            .filter_map(|d| d.as_ref().ok())
-            .map(|d| &*d.text);
-        let mut fps = signer.sign_all(texts).into_iter();
-        docs.into_iter()
-            .map(|doc| {
-                let doc = doc?;
-                let fp = fps.next().expect("one fingerprint per text");
-                let mut out = String::with_capacity(160 + 8 * params.n());
-                SignatureRecord::write(&mut out, "id", &doc.id, &fp);
-                Ok(out)
-            })
-            .collect()
+    // The line is written on the worker: the id passes through unchanged.
+    let line = |id: String, fp: Fingerprint| {
+        let mut out = String::with_capacity(160 + 8 * params.n());
+        SignatureRecord::write(&mut out, "id", &id, &fp);
+        Ok(out)
     };
-
     let (mut docs, mut bytes) = (0u64, 0u64);
     pool.install(|| {
-        let signer = || Signer::new(params, backend);
-        let max_line = args.input.max_size;
-        jsonl::pipeline_chunks(
-            source.data.lines(),
+        pipeline::sign(
+            source.data.records(),
             &name,
-            max_line,
-            signer,
-            sign_chunk,
-            |l, out| {
+            args.input.max_size,
+            how,
+            line,
+            |record, out: String| -> Result<()> {
                 sink.write(out.as_bytes())?;
                 docs += 1;
-                bytes += l.bytes.len() as u64;
+                bytes += record.len() as u64;
                 bar.set_position(bytes);
                 bar.set_message(format!("{docs} docs"));
                 Ok(())

@@ -4,8 +4,8 @@ use anyhow::{Context, Result};
 use neardup::{Backend, Digest, Receipt};
 
 use crate::args::VerifyArgs;
-use crate::input::{at_most_one_stdin, decode, display_name, read_bytes, read_text};
 use crate::output::print;
+use neardup_corpus::text::{at_most_one_stdin, decode, display_name, read_bytes, read_text};
 
 /// A receipt, even inside a `compare --json` object, is a few hundred
 /// bytes; anything past this is not a receipt.
@@ -30,8 +30,8 @@ pub fn run(args: &VerifyArgs, backend: Backend) -> Result<Outcome> {
     let bytes = read_bytes(&args.receipt, MAX_RECEIPT_BYTES, "the receipt size limit")?;
     let claimed = Receipt::parse(&decode(bytes, &name, false)?)
         .with_context(|| format!("receipt '{name}'"))?;
-    let a = read_text(&args.a, &args.input)?;
-    let b = read_text(&args.b, &args.input)?;
+    let a = read_text(&args.a, &args.input.options())?;
+    let b = read_text(&args.b, &args.input.options())?;
 
     let actual = crate::compare::compare_in_parallel(&a, &b, claimed.params, backend)?.receipt;
     let v = claimed.check(&actual, expected_hash.as_ref());

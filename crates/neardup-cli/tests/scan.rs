@@ -530,9 +530,47 @@ fn bands_and_rows_and_threshold_can_be_set() {
     }
 }
 
+/// `--pairs /dev/null` once replaced /dev/null with a regular file (as
+/// root, a rename over it): an output path that is there and is not a
+/// regular file is written in place. A FIFO stands for the device here.
 #[cfg(unix)]
 #[test]
-fn ctrl_c_removes_the_temp_dir() {
+fn an_output_that_is_a_fifo_is_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = Dir::new();
+    let root = dir.root();
+    let mut w = Words(5);
+    let mut docs: Vec<(String, String)> = (0..20).map(|i| (format!("d{i}"), w.text(60))).collect();
+    docs[7].1 = docs[3].1.clone() + " end";
+    write_jsonl(&root.join("c.jsonl"), &docs);
+    ok(&neardup_in(
+        root,
+        &["scan", "c.jsonl", "--pairs", "want.jsonl", "-q"],
+    ));
+    assert!(Command::new("mkfifo")
+        .arg(root.join("fifo"))
+        .status()
+        .unwrap()
+        .success());
+    let fifo = root.join("fifo");
+    let reader = std::thread::spawn(move || std::fs::read(fifo).unwrap());
+    ok(&neardup_in(
+        root,
+        &["scan", "c.jsonl", "--pairs", "fifo", "-q"],
+    ));
+    let kind = std::fs::symlink_metadata(root.join("fifo"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    let got = reader.join().unwrap();
+    assert_eq!(got, std::fs::read(root.join("want.jsonl")).unwrap());
+    assert!(!got.is_empty());
+    assert_eq!(names(root), ["c.jsonl", "fifo", "want.jsonl"]);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_leaves_nothing_behind() {
     let dir = Dir::new();
     let root = dir.root();
     // Large enough that the scan is still running when the signal comes.
@@ -556,11 +594,19 @@ fn ctrl_c_removes_the_temp_dir() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Wait for the scan's temp dir to appear, then interrupt.
+    // Wait for the scan to hold a run open (unnamed: it shows only in
+    // /proc/PID/fd, as `tmp/#INODE (deleted)`), then interrupt.
     let start = std::time::Instant::now();
-    while std::fs::read_dir(root.join("tmp")).unwrap().count() == 0
-        && start.elapsed().as_secs() < 60
-    {
+    let fds = format!("/proc/{}/fd", child.id());
+    let tmp = root.join("tmp");
+    let spilling = || {
+        std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+            .any(|target| target.starts_with(&tmp))
+    };
+    while !spilling() && start.elapsed().as_secs() < 60 {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let status = Command::new("kill")
@@ -641,4 +687,34 @@ fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
         assert!(want.len() > 10 && want.len() <= 40, "{t}: {}", want.len());
         assert_eq!(got, want, "threshold {t}");
     }
+}
+
+/// A directory's files come in bytewise path order (`a-b.txt` before the
+/// directory `a/`, as SCAN.md says), and names starting with `.` or `_`
+/// (hidden files, Spark's `_SUCCESS`) are not read.
+#[test]
+fn directory_files_come_in_bytewise_order_without_hidden_names() {
+    let dir = Dir::new();
+    let root = dir.root();
+    let text = corpus().remove(0).1;
+    std::fs::create_dir_all(root.join("tree/a")).unwrap();
+    std::fs::create_dir_all(root.join("tree/_temporary")).unwrap();
+    for f in [
+        "a/z.txt",
+        "a-b.txt",
+        "a.txt",
+        ".hidden.txt",
+        "_SUCCESS",
+        "_temporary/x.txt",
+    ] {
+        std::fs::write(root.join("tree").join(f), &text).unwrap();
+    }
+    let o = neardup_in(root, &["scan", "tree", "--clusters", "c.jsonl"]);
+    ok(&o);
+    let clusters = jsonl(root.join("c.jsonl"));
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(
+        clusters[0]["members"],
+        serde_json::json!(["tree/a-b.txt", "tree/a.txt", "tree/a/z.txt"])
+    );
 }

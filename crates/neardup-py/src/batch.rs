@@ -269,7 +269,7 @@ fn sign_chunk(
 
 /// The batch's columns as they fill up, chunk by chunk.
 #[derive(Default)]
-struct Columns {
+pub struct Columns {
     signatures: Vec<u32>,
     has_signature: Vec<bool>,
     shingles: Vec<u64>,
@@ -277,7 +277,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn push(&mut self, signed: Vec<neardup::Fingerprint>, params: Params) {
+    pub fn push(&mut self, signed: Vec<neardup::Fingerprint>, params: Params) {
         for f in signed {
             match &f.signature {
                 Some(s) => self.signatures.extend_from_slice(s.slots()),
@@ -292,7 +292,7 @@ impl Columns {
     }
 
     /// Hands the columns to numpy without copying them.
-    fn into_batch(self, py: Python<'_>, params: Params) -> PyResult<SignatureBatch> {
+    pub fn into_batch(self, py: Python<'_>, params: Params) -> PyResult<SignatureBatch> {
         let len = self.shingles.len();
         let matrix = Array2::from_shape_vec((len, params.n()), self.signatures)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;

@@ -17,6 +17,7 @@
 
 mod batch;
 mod compare;
+mod corpus;
 mod error;
 mod fingerprint;
 mod interrupt;
@@ -41,6 +42,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UNICODE_VERSION", format_unicode())?;
     m.add_class::<batch::SignatureBatch>()?;
     m.add_class::<compare::Comparison>()?;
+    m.add_class::<corpus::CorpusReader>()?;
     m.add_class::<fingerprint::Fingerprint>()?;
     m.add_class::<receipt::Mismatch>()?;
     m.add_class::<receipt::Receipt>()?;
@@ -51,6 +53,12 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partition::ids_json, m)?)?;
     m.add_function(wrap_pyfunction!(partition::list_lines, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::corpus_files, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::file_format, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::is_corpus_name, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::is_skipped_name, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::sign_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::sort_paths, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::sign, m)?)?;
     m.add_function(wrap_pyfunction!(normalize::normalize, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan, m)?)?;

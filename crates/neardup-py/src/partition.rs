@@ -6,7 +6,7 @@
 //! Each call is the core's step on every row of its batch: band records
 //! ([`Plan::band_records`]), identical groups ([`Exact::add_group`]), the
 //! candidates of a bucket or of two blocks of one ([`candidates`],
-//! [`candidates_between`]) verified by [`Plan::verify`], a pair's receipt
+//! [`candidates_between`]) checked by [`Plan::check`], a pair's receipt
 //! ([`Receipt::new`]) and its output line ([`lines`]). The engine only
 //! brings the rows together; what is reported is decided here, by the
 //! core, so that a partitioned scan writes the bytes `neardup scan` writes.
@@ -132,8 +132,8 @@ impl ScanPlan {
     /// every row of it a document of block `left` or `right` (`block`) of
     /// the bucket; `left == right` is a whole block, whose pairs are
     /// [`candidates`], else the pairs across the two are
-    /// [`candidates_between`]. Every candidate is verified by
-    /// [`Plan::verify`] in the unit's band: it counts only in the first
+    /// [`candidates_between`]. Every candidate is checked by
+    /// [`Plan::check`] in the unit's band: it counts only in the first
     /// band its slots share. Returns the `(a, b, matches)` arrays of the
     /// pairs reported, and the number of candidates counted in their band.
     #[allow(clippy::too_many_arguments)]
@@ -204,13 +204,12 @@ impl ScanPlan {
                     docs.binary_search(&d).map(|p| rows[p]).unwrap_or(0)
                 };
                 let mut check = |a: u32, b_doc: u32, ia: usize, ib: usize| {
-                    if self.0.is_first_shared_band(b, &sigs[ia], &sigs[ib]) {
-                        counted += 1;
-                        if let Some(m) = self.0.accepts(&sigs[ia], &sigs[ib]) {
-                            a_out.push(a);
-                            b_out.push(b_doc);
-                            m_out.push(m);
-                        }
+                    let check = self.0.check(b, &sigs[ia], &sigs[ib]);
+                    counted += u64::from(check.is_counted());
+                    if let Some(m) = check.accepted() {
+                        a_out.push(a);
+                        b_out.push(b_doc);
+                        m_out.push(m);
                     }
                 };
                 if l == r {

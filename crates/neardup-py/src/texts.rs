@@ -132,7 +132,7 @@ fn sequence(texts: &Bound<'_, PyAny>, name: &str, each: &mut Each<'_>) -> PyResu
 }
 
 /// One pyarrow `Array` of `string`, `large_string` (or `string_view`, cast
-/// to `large_string` first). Its offsets and, a chunk at a time, the data
+/// to `large_string` first), or of `binary` or `large_binary`. Its offsets and, a chunk at a time, the data
 /// between them are copied out of the arrow buffers with `to_pybytes`: one
 /// copy of the text, no Python object per document.
 fn arrow_array(
@@ -143,8 +143,10 @@ fn arrow_array(
 ) -> PyResult<()> {
     let kind = array.getattr("type")?.str()?.to_string();
     let (array, width) = match kind.as_str() {
-        "string" => (Cow::Borrowed(array), 4),
-        "large_string" => (Cow::Borrowed(array), 8),
+        // Binary arrays too: their bytes are checked as UTF-8 where they
+        // are read (JSONL lines from Spark's text reader come as binary).
+        "string" | "binary" => (Cow::Borrowed(array), 4),
+        "large_string" | "large_binary" => (Cow::Borrowed(array), 8),
         "string_view" => (
             Cow::Owned(array.call_method1("cast", ("large_string",))?),
             8,

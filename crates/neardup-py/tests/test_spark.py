@@ -5,6 +5,7 @@ three partitionings (shuffle partitions, input splits and bucket blocks all
 varied), on one shared `local[2]` session; and once through `python -m
 neardup.spark` on `local-cluster[2,1,1024]`: two executor JVMs, whose Python
 workers import the wheel installed in this venv."""
+import gzip
 import json
 import os
 import subprocess
@@ -59,6 +60,35 @@ def files(tmp_path_factory):
     pq.write_table(pa.table({"id": ["p%d" % i for i in range(half, len(ids))],
                              "text": texts[half:]}), more, row_group_size=37)
     return {"dir": d, "ref": ref, "new": new, "more": more}
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """One directory holding every kind of input `neardup scan` reads in a
+    directory: plain, gzip and zstd JSONL, Parquet and text files (`e-f.txt`
+    sorts before `e/` bytewise), and files it leaves out (hidden ones and
+    Spark's markers)."""
+    d = tmp_path_factory.mktemp("mixed") / "corpus"
+    d.mkdir()
+    ids, texts = corpus(11, 120)
+    ids = ["m%d" % i for i in range(len(ids))]
+    q = len(ids) // 5
+    lines = lambda a, b: "".join(json.dumps({"id": i, "text": t}) + "\n"
+                                 for i, t in zip(ids[a:b], texts[a:b])).encode()
+    write_jsonl(d / "a.jsonl", ids[:q], texts[:q])
+    with gzip.open(d / "b.jsonl.gz", "wb") as f:
+        f.write(lines(q, 2 * q))
+    with pa.CompressedOutputStream(str(d / "c.jsonl.zst"), "zstd") as f:
+        f.write(lines(2 * q, 3 * q))
+    pq.write_table(pa.table({"id": ids[3 * q:4 * q], "text": texts[3 * q:4 * q]}),
+                   d / "d.parquet", row_group_size=13)
+    (d / "e").mkdir()
+    for i in range(4 * q, len(ids)):
+        (d / "e" / ("t%03d.txt" % i)).write_text(texts[i], encoding="utf-8")
+    (d / "e-f.txt").write_text(texts[4 * q], encoding="utf-8")
+    (d / "_SUCCESS").write_text("")
+    (d / ".hidden.txt").write_text(texts[0], encoding="utf-8")
+    return d
 
 
 def spark_files(out, tmp):
@@ -137,6 +167,21 @@ def test_scan_dataframe_row_order_and_integer_ids(spark):
     assert [r.id for r in out.drop.collect()] == want.drop
 
 
+def test_a_mixed_directory_equals_neardup_scan(cli, spark, mixed, tmp_path):
+    """JSONL plain, gzip and zstd, Parquet and text files in one directory:
+    Spark reads them through neardup-corpus, in its order, and writes the
+    CLI's bytes."""
+    want = run_cli_scan(cli, tmp_path, [mixed], {"threshold": "0.75"})
+    assert want["pairs"].count("\n") > 20
+    # Pairs across formats: a text file's copy of a JSONL document.
+    assert '"%s"' % (mixed / "e-f.txt") in want["pairs"]
+    assert "hidden" not in want["keep"] + want["drop"]
+    out = ns.scan_files(spark, [str(mixed)], threshold="0.75")
+    got = spark_files(out, tmp_path)
+    for x in OUTPUTS:
+        assert got[x] == want[x], x
+
+
 def test_bad_input_names_the_file_and_line(spark, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "text": "a b c"}\n\n{"id": 2}\n', encoding="utf-8")
@@ -149,17 +194,18 @@ def test_bad_input_names_the_file_and_line(spark, tmp_path):
         ns.scan_files(spark, [str(dup)])
 
 
-def test_command_on_two_executor_jvms(cli, files, tmp_path):
+def test_command_on_two_executor_jvms(cli, files, mixed, tmp_path):
     """`python -m neardup.spark` on local-cluster[2,1,1024]: a master, two
     workers and two executor JVMs, each running Python workers from this
-    venv (PYSPARK_PYTHON), so the wheel reaches them as installed."""
-    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": "0.75"},
-                        against=files["ref"])
+    venv (PYSPARK_PYTHON), so the wheel reaches them as installed, and
+    reading the files of every format from their own working directories."""
+    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"], mixed],
+                        {"threshold": "0.75"}, against=files["ref"])
     out = {x: tmp_path / ("cluster-" + x) for x in OUTPUTS}
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
     p = subprocess.run(
         [sys.executable, "-m", "neardup.spark", str(files["new"]), str(files["more"]),
-         "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
+         str(mixed), "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
          "--partitions", "3", "--conf", "spark.sql.files.maxPartitionBytes=20000",
          "--conf", "spark.sql.shuffle.partitions=2",
          "--pairs", out["pairs"], "--clusters", out["clusters"],

@@ -7,7 +7,7 @@
 //! the documents the way `neardup scan DIR` numbers a directory's files,
 //! so that the page's outputs are the command line's bytes.
 
-use std::path::Path;
+use neardup_corpus::order;
 
 use neardup::scan::{self, lines, Plan};
 use neardup::{Comparison, Doc, Fingerprint, Threshold};
@@ -49,9 +49,10 @@ pub struct CollectionRequest {
 /// does.
 ///
 /// The documents are numbered as the command line numbers a directory's
-/// files: by path, component by component (`std::path::Path`'s order, so
-/// `e/a/z.txt` comes before `e/a-b.txt`). A file that is not valid UTF-8
-/// is skipped, as the command line skips it, unless `lossy`.
+/// files, by [`neardup_corpus::order`]: by the bytes of their paths (so
+/// `e/a-b.txt` comes before `e/a/z.txt`), names below the folder starting
+/// with `.` or `_` left out. A file that is not valid UTF-8 is skipped, as
+/// the command line skips it, unless `lossy`.
 ///
 /// Returns `{"ok": true, "k", "n", "threshold", "bands", "rows",
 /// "miss_probability", "documents": [{"id", "shingles", "signed"}],
@@ -236,11 +237,12 @@ fn in_path_order<'d>(
             ),
         ));
     }
-    docs.sort_by(|x, y| Path::new(x.0).cmp(Path::new(y.0)));
-    if let Some(w) = docs
-        .windows(2)
-        .find(|w| Path::new(w[0].0) == Path::new(w[1].0))
-    {
+    // The first part of an id is the folder the user chose; below it,
+    // hidden and Spark-marker names are not read, as `neardup scan`
+    // does not read them.
+    docs.retain(|(id, _)| !id.split('/').skip(1).any(order::is_skipped_name));
+    order::sort_by_path(&mut docs, |d| d.0);
+    if let Some(w) = docs.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err((
             "files",
             format!(
@@ -299,12 +301,17 @@ mod tests {
     #[test]
     fn documents_are_numbered_in_the_command_lines_path_order() {
         let t = BASE.as_bytes();
-        // As `neardup scan e` prints these three identical files: by path
-        // component, so the directory `a` sorts before `a-b.txt`.
-        let out = scan(&["e/a.txt", "e/a-b.txt", "e/a/z.txt"], &[t, t, t], "0.75");
+        // As `neardup scan e` prints these three identical files: by the
+        // bytes of the path, so `a-b.txt` ('-' is 0x2d) sorts before the
+        // directory `a/` ('/' is 0x2f); the hidden file is not read.
+        let out = scan(
+            &["e/a.txt", "e/a-b.txt", "e/.x.txt", "e/a/z.txt"],
+            &[t, t, t, t],
+            "0.75",
+        );
         assert_eq!(
             out["clusters_jsonl"],
-            "{\"cluster\":0,\"keep\":\"e/a/z.txt\",\"members\":[\"e/a/z.txt\",\"e/a-b.txt\",\"e/a.txt\"],\"size\":3}\n"
+            "{\"cluster\":0,\"keep\":\"e/a-b.txt\",\"members\":[\"e/a-b.txt\",\"e/a.txt\",\"e/a/z.txt\"],\"size\":3}\n"
         );
         let ids: Vec<&str> = out["documents"]
             .as_array()
@@ -312,7 +319,7 @@ mod tests {
             .iter()
             .map(|d| d["id"].as_str().unwrap())
             .collect();
-        assert_eq!(ids, ["e/a/z.txt", "e/a-b.txt", "e/a.txt"]);
+        assert_eq!(ids, ["e/a-b.txt", "e/a.txt", "e/a/z.txt"]);
     }
 
     #[test]

@@ -15,9 +15,9 @@
 //! 2. **map** ([`Plan::band_records`]): one [`BandRecord`] per band of each
 //!    representative's signature;
 //! 3. **reduce**: the records of one `(band, key)` bucket give
-//!    [`candidates`]; [`Plan::verify`] counts a candidate only in the first
-//!    band its slots share, and keeps it only when its exact slot-match
-//!    count meets the threshold, so a band key collision never adds a pair
+//!    [`candidates`]; [`Plan::check`] counts a candidate only in the first
+//!    band its slots share, and reports it only when its exact slot-match
+//!    count meets the threshold ([`Check`]), so a band key collision never adds a pair
 //!    (a bucket too large for one task is cut into blocks:
 //!    [`candidates_between`]);
 //! 4. **finish** ([`Outcome::new`]): exact and near pairs merged, clusters
@@ -50,7 +50,7 @@ mod plan;
 
 pub use exact::{exact, Exact};
 pub use outcome::{Outcome, Pair};
-pub use plan::{candidates, candidates_between, BandRecord, Plan};
+pub use plan::{candidates, candidates_between, BandRecord, Check, Plan};
 
 use crate::{Error, Fingerprint};
 
@@ -79,7 +79,7 @@ pub fn run(fingerprints: &[Fingerprint], refs: u32, plan: &Plan) -> Result<Outco
         for (a, b) in candidates(&bucket, refs) {
             let sig = |d: u32| fingerprints[d as usize].signature.as_ref();
             if let (Some(sa), Some(sb)) = (sig(a), sig(b)) {
-                if let Some(m) = plan.verify(same[0].band, sa, sb) {
+                if let Some(m) = plan.check(same[0].band, sa, sb).accepted() {
                     pairs.push(Pair::new(a, b, Some(m)));
                 }
             }

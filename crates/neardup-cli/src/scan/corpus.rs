@@ -3,18 +3,19 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::scan::lines::canonical_id;
-use neardup::{Backend, Fingerprint, Params, SignatureRecord};
+use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
+use neardup_corpus::format::Format;
+use neardup_corpus::jsonl::Fields;
+use neardup_corpus::pipeline::{self, Record, Signing};
+use neardup_corpus::source::{self, Columns};
+use neardup_corpus::text::{display_name, is_stdin, read_text};
+use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
 
-use super::{tree, ScanArgs};
-use crate::format::{self, Columns, Data, Format};
-use crate::input::{describe, display_name, is_stdin};
-use crate::jsonl::{self, Fields, Line};
+use super::ScanArgs;
 use crate::progress;
 
 /// One document: its id and where it came from.
@@ -131,7 +132,10 @@ impl<'a> Loader<'a> {
             return self.add(path, is_ref, |me, index| me.jsonl(path, index));
         }
         let walk = tree::walk(path, self.args.input.max_size, self.args.strict)?;
-        self.corpus.skipped += walk.skipped;
+        for problem in &walk.skipped {
+            eprintln!("neardup: warning: {problem} (skipped)");
+        }
+        self.corpus.skipped += walk.skipped.len() as u64;
         let is_corpus = |(p, _): &(PathBuf, u64)| Format::is_corpus_name(p);
         for run in walk.files.chunk_by(|x, y| !is_corpus(x) && !is_corpus(y)) {
             if is_corpus(&run[0]) {
@@ -226,18 +230,21 @@ impl<'a> Loader<'a> {
         let bar = progress::bytes(Some(total), self.args.batch.quiet);
         let mut kept = Vec::new();
         let (params, backend, strict) = (self.params, self.backend, self.args.strict);
-        let opts = self.args.input;
+        let opts = self.args.input.options();
         for chunk in files.chunks(256) {
             let signed: Vec<Result<Option<Fingerprint>>> = chunk
                 .par_iter()
-                .map(|(path, _)| match crate::input::read_text(path, &opts) {
-                    Ok(text) => Ok(Some(Fingerprint::of_with(&text, params, backend))),
-                    Err(e) if strict => Err(e),
-                    Err(e) => {
-                        eprintln!("neardup: warning: {e:#} (skipped)");
-                        Ok(None)
-                    }
-                })
+                .map_init(
+                    || Signer::new(params, backend),
+                    |signer, (path, _)| match read_text(path, &opts) {
+                        Ok(text) => Ok(Some(signer.sign(&text))),
+                        Err(e) if strict => Err(e.into()),
+                        Err(e) => {
+                            eprintln!("neardup: warning: {e} (skipped)");
+                            Ok(None)
+                        }
+                    },
+                )
                 .collect();
             for ((path, size), fp) in chunk.iter().zip(signed) {
                 bar.inc(*size);
@@ -245,7 +252,7 @@ impl<'a> Loader<'a> {
                     self.corpus.skipped += 1;
                     continue;
                 };
-                let id = serde_json::to_string(&display_name(path))?;
+                let id = id::of_str(&display_name(path));
                 self.push(id, fp, input, 0)?;
                 kept.push(path.clone());
             }
@@ -254,105 +261,62 @@ impl<'a> Loader<'a> {
         Ok((Kind::Tree, Format::Jsonl, kept))
     }
 
-    /// Reads a JSONL input, documents or signatures (told apart by the
+    /// Reads a corpus input, documents or signatures (told apart by the
     /// first line), in parallel batches.
     fn jsonl(&mut self, path: &Path, input: u32) -> Result<(Kind, Format, Vec<PathBuf>)> {
         let name = display_name(path);
-        let io_err = |e: io::Error| anyhow!("reading '{name}': {}", describe(&e));
         let columns = Columns {
             id: &self.args.id_field,
             text: &self.args.text_field,
         };
-        let mut source = format::open(path, columns)?;
-        // Sniff the first non-blank line; a stream gets it back in front.
+        let mut source = source::open(path, columns)?;
         let cap = self.args.input.max_size.saturating_add(2);
-        let head = match &mut source.data {
-            Data::Mapped(map) => first_line(&mut &map[..], cap),
-            Data::Stream(reader) => first_line(reader, cap),
-        }
-        .map_err(io_err)?;
-        let kind = if SignatureRecord::looks_like(&head) {
-            Kind::Signatures
-        } else {
-            Kind::Documents
+        let kind = match source.holds_signatures(&name, cap)? {
+            true => Kind::Signatures,
+            false => Kind::Documents,
         };
-        if let Data::Stream(reader) = &mut source.data {
-            let rest = std::mem::replace(reader, Box::new(io::empty()));
-            *reader = Box::new(BufReader::new(Replay { head, at: 0, rest }));
-        }
-
-        let fields = Fields {
-            id: &self.args.id_field,
-            text: &self.args.text_field,
-            lossy: self.args.input.lossy,
-        };
-        let (params, backend) = (self.params, self.backend);
-        let parse = |l: &Line<'_>| -> Result<(String, Fingerprint)> {
-            match kind {
-                Kind::Signatures => signature_line(l, params),
-                _ => {
-                    let doc = fields.parse(l)?;
-                    Ok((
-                        id_of(doc.id)?,
-                        Fingerprint::of_with(&doc.text, params, backend),
-                    ))
-                }
-            }
-        };
-        let bar = progress::bytes(source.total, self.args.batch.quiet);
-        jsonl::pipeline(
-            source.data.lines(),
-            &name,
-            self.args.input.max_size,
-            parse,
-            |l, (id, fp)| {
-                self.push(id, fp, input, l.number)?;
-                bar.inc(l.bytes.len() as u64);
-                bar.set_message(format!("{} docs", self.corpus.docs.len()));
-                Ok(())
+        let how = Signing {
+            fields: Fields {
+                id: &self.args.id_field,
+                text: &self.args.text_field,
+                lossy: self.args.input.lossy,
             },
-        )?;
+            params: self.params,
+            backend: self.backend,
+        };
+        let max_line = self.args.input.max_size;
+        let bar = progress::bytes(source.total, self.args.batch.quiet);
+        let consume = |me: &mut Self, r: &Record<'_>, (id, fp)| -> Result<()> {
+            me.push(id, fp, input, r.number())?;
+            bar.inc(r.len() as u64);
+            bar.set_message(format!("{} docs", me.corpus.docs.len()));
+            Ok(())
+        };
+        let records = source.data.records();
+        match kind {
+            Kind::Signatures => {
+                let params = self.params;
+                let read = |_: &mut (), records: &[Record<'_>]| {
+                    records.iter().map(|r| signature(r, params)).collect()
+                };
+                pipeline::pipeline(
+                    records,
+                    &name,
+                    max_line,
+                    || (),
+                    read,
+                    |r, v| consume(self, r, v),
+                )?
+            }
+            _ => {
+                let make = |raw, fp| Ok((id::canonical(raw)?, fp));
+                pipeline::sign(records, &name, max_line, how, make, |r, v| {
+                    consume(self, r, v)
+                })?
+            }
+        }
         bar.finish_and_clear();
         Ok((kind, source.format, Vec::new()))
-    }
-}
-
-/// The lines of `reader` up to its first non-blank one, read no further
-/// than `cap` bytes (the batches refuse a longer line).
-fn first_line(reader: &mut dyn BufRead, cap: u64) -> io::Result<Vec<u8>> {
-    let mut head = Vec::new();
-    loop {
-        let mut line = Vec::new();
-        let read = reader.take(cap).read_until(b'\n', &mut line)?;
-        let blank = line.iter().all(u8::is_ascii_whitespace);
-        head.extend_from_slice(&line);
-        if read == 0 || line.last() != Some(&b'\n') || !blank {
-            return Ok(head);
-        }
-    }
-}
-
-/// The sniffed head of an input, then the rest of it. Unlike a `Cursor`
-/// chained in front, it frees the head once it is read: a first line of a
-/// gigabyte is not held twice while the documents are signed.
-struct Replay<R> {
-    head: Vec<u8>,
-    at: usize,
-    rest: R,
-}
-
-impl<R: Read> Read for Replay<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.at < self.head.len() {
-            let n = (&self.head[self.at..]).read(buf)?;
-            self.at += n;
-            if self.at == self.head.len() {
-                self.head = Vec::new();
-                self.at = 0;
-            }
-            return Ok(n);
-        }
-        self.rest.read(buf)
     }
 }
 
@@ -372,25 +336,25 @@ fn id_hash(id: &str) -> u64 {
     id.len() as u64
 }
 
-/// One id, one spelling (see [`canonical_id`]).
-fn id_of(raw: String) -> Result<String> {
-    canonical_id(&raw).with_context(|| format!("field 'id' is not valid JSON: {raw}"))
-}
-
 /// Reads one signature line back into a fingerprint, refusing another K or
 /// N than the scan's and any line whose parts disagree.
-fn signature_line(l: &Line<'_>, params: Params) -> Result<(String, Fingerprint)> {
+fn signature(r: &Record<'_>, params: Params) -> neardup_corpus::Result<(String, Fingerprint)> {
+    use neardup_corpus::Error;
+    let l = r.line()?;
     let n = l.number;
-    let r = SignatureRecord::parse(l.bytes).map_err(|e| anyhow!("line {n}: {e}"))?;
+    let r = SignatureRecord::parse(l.bytes).map_err(|e| Error::line(n, e.to_string()))?;
     let got = r.fingerprint.params;
     if got != params {
-        bail!(
-            "line {n}: signed with k={}, n={}, but this scan uses k={}, n={} (pass -k/-n to match, or sign again)",
-            got.k(),
-            got.n(),
-            params.k(),
-            params.n()
-        );
+        return Err(Error::line(
+            n,
+            format!(
+                "signed with k={}, n={}, but this scan uses k={}, n={} (pass -k/-n to match, or sign again)",
+                got.k(),
+                got.n(),
+                params.k(),
+                params.n()
+            ),
+        ));
     }
     Ok((r.id, r.fingerprint))
 }
@@ -399,27 +363,11 @@ fn signature_line(l: &Line<'_>, params: Params) -> Result<(String, Fingerprint)>
 mod tests {
     use super::*;
 
-    fn line(s: &str) -> Line<'_> {
-        Line {
+    fn line(s: &str) -> Record<'_> {
+        Record::Line(neardup_corpus::lines::Line {
             number: 3,
             bytes: s.as_bytes(),
-        }
-    }
-
-    #[test]
-    fn the_head_is_replayed_then_freed() {
-        let mut r = Replay {
-            head: b"abc".to_vec(),
-            at: 0,
-            rest: &b"def"[..],
-        };
-        let mut two = [0u8; 2];
-        assert_eq!(r.read(&mut two).unwrap(), 2);
-        assert_eq!(&two, b"ab");
-        let mut rest = Vec::new();
-        r.read_to_end(&mut rest).unwrap();
-        assert_eq!(rest, b"cdef");
-        assert_eq!(r.head.capacity(), 0);
+        })
     }
 
     #[test]
@@ -428,11 +376,11 @@ mod tests {
         let fp = Fingerprint::of("one two three four five six seven", p);
         let mut out = String::new();
         SignatureRecord::write(&mut out, "id", "\"x\"", &fp);
-        let (id, back) = signature_line(&line(out.trim_end()), p).unwrap();
+        let (id, back) = signature(&line(out.trim_end()), p).unwrap();
         assert_eq!((id.as_str(), back), ("\"x\"", fp));
 
         let other = Params::new(3, 128).unwrap();
-        let e = signature_line(&line(out.trim_end()), other)
+        let e = signature(&line(out.trim_end()), other)
             .unwrap_err()
             .to_string();
         assert!(
@@ -440,9 +388,9 @@ mod tests {
             "{e}"
         );
         let tampered = out.replacen("\"shingles\":3", "\"shingles\":4", 1);
-        assert!(signature_line(&line(tampered.trim_end()), p).is_ok());
+        assert!(signature(&line(tampered.trim_end()), p).is_ok());
         let broken = out.replacen("\"signature\":\"", "\"signature\":\"0", 1);
-        assert!(signature_line(&line(broken.trim_end()), p).is_err());
+        assert!(signature(&line(broken.trim_end()), p).is_err());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The scan's outputs: pairs, clusters, keep and drop lists, the deduped
-//! corpus and receipts. Each file is written to a temporary beside it and
-//! renamed into place only when the whole scan has succeeded.
+//! corpus and receipts. Each file is written to a pending file beside it
+//! ([`Pending`]) and put in place only when the whole scan has succeeded.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -13,10 +13,13 @@ use rayon::prelude::*;
 
 use super::corpus::{Corpus, Input, Kind};
 use super::ScanArgs;
-use crate::format::{Columns, Format};
-use crate::input::{describe, display_name, is_stdin};
-use crate::jsonl::Batches;
-use crate::output::Sink;
+use neardup_corpus::format::Format;
+use neardup_corpus::lines::Batches;
+use neardup_corpus::source::{self, Columns};
+use neardup_corpus::text::{display_name, is_stdin};
+use neardup_corpus::{compressed, describe, jsonl, parquet};
+
+use crate::output::{Pending, Sink};
 
 /// The open outputs.
 pub struct Sinks {
@@ -167,8 +170,8 @@ impl Sinks {
     }
 }
 
-/// Writes `DIR/<hash>.json` through a temporary and a rename, so no reader
-/// ever sees a partial receipt. Unlike the other outputs, each file is not
+/// Writes `DIR/<hash>.json` through a [`Pending`] file, so no reader ever
+/// sees a partial receipt. Unlike the other outputs, each file is not
 /// synced to disk on its own: a scan can write millions, and a receipt can
 /// always be made again from the pair. A file already there with the right
 /// length is left alone (its name is the hash of its content), so a rerun
@@ -178,16 +181,13 @@ fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == canonical.len() as u64) {
         return Ok(());
     }
-    let fail = |e: &io::Error| anyhow!("writing '{}': {}", display_name(&path), describe(e));
-    // One temporary name per receipt and worker thread: two threads can
-    // write the same receipt (two pairs of the same two texts) at once.
-    let worker = rayon::current_thread_index().unwrap_or(usize::MAX);
-    let tmp = dir.join(format!(".{hash}.{worker}.tmp"));
-    if let Err(e) = std::fs::write(&tmp, canonical).and_then(|()| std::fs::rename(&tmp, &path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(&e));
-    }
-    Ok(())
+    let fail = |e: io::Error| anyhow!("writing '{}': {}", display_name(&path), describe(&e));
+    // Two threads can write the same receipt (two pairs of the same two
+    // texts) at once: each has its own pending file, and the second to
+    // finish replaces the first's identical file.
+    let mut tmp = Pending::create(dir).map_err(fail)?;
+    tmp.write_all(canonical.as_bytes()).map_err(fail)?;
+    tmp.persist(&path).map_err(fail)
 }
 
 /// The kept documents of every input that is not `--against`, in input
@@ -203,18 +203,8 @@ fn write_deduped(
     if format == Format::Parquet {
         return write_deduped_parquet(sink, &inputs, dropped);
     }
-    let mut out: Box<dyn Write + '_> = match format {
-        Format::Gzip => Box::new(flate2::write::GzEncoder::new(
-            &mut *sink,
-            flate2::Compression::default(),
-        )),
-        Format::Zstd => Box::new(
-            zstd::stream::write::Encoder::new(&mut *sink, 3)
-                .map_err(|e| anyhow!("starting zstd: {}", describe(&e)))?
-                .auto_finish(),
-        ),
-        _ => Box::new(&mut *sink),
-    };
+    let mut out = compressed::encoder(format, &mut *sink)
+        .map_err(|e| anyhow!("starting {}: {}", format.name(), describe(&e)))?;
     let columns = Columns {
         id: &args.id_field,
         text: &args.text_field,
@@ -233,16 +223,14 @@ fn write_deduped(
                         anyhow!("reading '{}' again: {}", display_name(path), describe(&e))
                     })?;
                     let text = String::from_utf8_lossy(&bytes);
-                    let line = format!(
-                        "{{\"id\":{},\"text\":{}}}\n",
-                        corpus.docs[d as usize].id,
-                        serde_json::to_string(&text)?
-                    );
-                    out.write_all(line.as_bytes()).map_err(fail)?;
+                    let mut line = Vec::new();
+                    let id = &corpus.docs[d as usize].id;
+                    jsonl::write_line(&mut line, ["id", "text"], id, &text);
+                    out.write_all(&line).map_err(fail)?;
                 }
             }
             Kind::Documents | Kind::Signatures => {
-                let source = crate::format::open(&input.path, columns)
+                let source = source::open(&input.path, columns)
                     .with_context(|| format!("reading '{name}' again"))?;
                 let lines = Batches::new(source.data.into_reader(), 8 << 20);
                 let mut d = input.first;
@@ -301,5 +289,5 @@ fn write_deduped_parquet(sink: &mut Sink, inputs: &[&Input], dropped: &[bool]) -
         let keep: Vec<bool> = dropped[range].iter().map(|&d| !d).collect();
         files.push((name, file, keep));
     }
-    crate::format::write_deduped_parquet(files, sink)
+    Ok(parquet::write_deduped_parquet(files, sink)?)
 }

@@ -1,6 +1,6 @@
 //! The pairs stage's engine: the sorted band records streamed bucket by
 //! bucket, each bucket's candidates verified in parallel batches by the
-//! core's rule ([`Plan::verify`]).
+//! core's rule ([`Plan::check`]).
 
 use anyhow::Result;
 use neardup::scan::{candidates, Pair, Plan};
@@ -77,11 +77,10 @@ fn verify(corpus: &Corpus, plan: &Plan, batch: &mut Vec<(u32, u32, u32)>, out: &
         .filter_map(|&(a, b, band)| {
             let sa = corpus.fps[a as usize].signature.as_ref()?;
             let sb = corpus.fps[b as usize].signature.as_ref()?;
-            // Counted in an earlier band already: not a candidate here.
-            if !plan.is_first_shared_band(band, sa, sb) {
-                return None;
-            }
-            Some(plan.accepts(sa, sb).map(|m| Pair::new(a, b, Some(m))))
+            let check = plan.check(band, sa, sb);
+            check
+                .is_counted()
+                .then(|| check.accepted().map(|m| Pair::new(a, b, Some(m))))
         })
         .collect();
     out.candidates += checked.len() as u64;

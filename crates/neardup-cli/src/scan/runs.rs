@@ -2,6 +2,14 @@
 //! `(band, key, doc)` in memory or, beyond the memory budget, in sorted runs
 //! spilled to the temp dir and k-way merged.
 //!
+//! A run is an unnamed file (`tempfile::tempfile_in`: `O_TMPFILE` on Linux,
+//! created and unlinked at once elsewhere), so the kernel frees it when its
+//! last descriptor closes, however the process ends: a scan killed by
+//! SIGKILL leaves nothing in the temp dir. Since a run then lives only as
+//! an open descriptor, runs are merged as they pile up (64 of one size into
+//! one of the next), which keeps the descriptors held to a few hundred
+//! whatever the number of spills.
+//!
 //! The band is the partition key: the sorted stream is band 0's buckets,
 //! then band 1's, and each band's records could be shuffled to and sorted
 //! on a different machine.
@@ -20,6 +28,7 @@ use std::fs::File;
 use std::hash::Hasher as _;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use neardup::scan::{BandRecord as Record, Plan};
@@ -27,7 +36,7 @@ use rayon::prelude::*;
 use twox_hash::XxHash3_64;
 
 use super::corpus::Corpus;
-use crate::input::describe;
+use neardup_corpus::describe;
 
 const RECORD_BYTES: usize = 16;
 
@@ -37,7 +46,9 @@ const TRAILER_BYTES: u64 = 16;
 /// The smallest record buffer, whatever the budget: 64 records.
 const MIN_BUFFER_BYTES: u64 = 64 * RECORD_BYTES as u64;
 
-/// At most this many runs are merged at once; more are merged in rounds.
+/// At most this many runs are merged at once: this many runs of one size
+/// class are merged into one of the next, and the last merge takes at most
+/// this many.
 const FAN_IN: usize = 64;
 
 /// Bytes the rest of the scan holds per document besides its signature:
@@ -90,6 +101,25 @@ fn record_budget(corpus: &Corpus, memory: u64) -> u64 {
         .max(MIN_BUFFER_BYTES)
 }
 
+/// The temp dir where runs spill.
+#[derive(Clone)]
+pub struct SpillDir(Arc<Path>);
+
+impl SpillDir {
+    /// `dir`, tried by making one unnamed file in it (freed at once), so
+    /// that a missing or unwritable `--temp-dir` fails before the scan.
+    pub fn new(dir: PathBuf) -> Result<SpillDir> {
+        tempfile::tempfile_in(&dir).map_err(|e| {
+            anyhow!(
+                "creating a temp file in '{}': {} (see --temp-dir)",
+                dir.display(),
+                describe(&e)
+            )
+        })?;
+        Ok(SpillDir(dir.into()))
+    }
+}
+
 /// Builds the band records of the `docs` (documents with a signature), in
 /// memory when they fit the budget, else as sorted runs in `temp`.
 pub fn band_records(
@@ -97,14 +127,14 @@ pub fn band_records(
     docs: &[u32],
     plan: &Plan,
     memory: u64,
-    temp: &Path,
+    temp: &SpillDir,
     quiet: bool,
 ) -> Result<BandRecords> {
     let total = docs.len() as u64 * plan.banding().bands() as u64;
     let capacity = (record_budget(corpus, memory) / RECORD_BYTES as u64).min(total) as usize;
     let bar = crate::progress::count(total, quiet, "band records");
     let mut buffer: Vec<Record> = Vec::with_capacity(capacity);
-    let mut runs: Vec<PathBuf> = Vec::new();
+    let mut runs = Runs::new(temp);
     for chunk in docs.chunks(4096) {
         let records: Vec<Record> = chunk
             .par_iter()
@@ -116,13 +146,13 @@ pub fn band_records(
         bar.inc(records.len() as u64);
         for r in records {
             if buffer.len() == capacity {
-                runs.push(spill(&mut buffer, temp, runs.len())?);
+                runs.spill(&mut buffer)?;
             }
             buffer.push(r);
         }
     }
     bar.finish_and_clear();
-    if runs.is_empty() {
+    if runs.spilled == 0 {
         buffer.par_sort_unstable();
         return Ok(BandRecords {
             source: Source::Memory(buffer.into_iter()),
@@ -131,53 +161,106 @@ pub fn band_records(
         });
     }
     if !buffer.is_empty() {
-        runs.push(spill(&mut buffer, temp, runs.len())?);
+        runs.spill(&mut buffer)?;
     }
     drop(buffer);
-    let written = runs.len();
-    // Merge in rounds until one merge of at most FAN_IN runs is left.
-    let mut next = written;
-    while runs.len() > FAN_IN {
-        let group: Vec<PathBuf> = runs.drain(..FAN_IN).collect();
-        let mut merger = Merger::open(&group)?;
-        let path = run_path(temp, next);
-        next += 1;
-        let mut out = RunWriter::create(&path)?;
-        while let Some(r) = merger.next_record()? {
-            out.write(r)?;
-        }
-        out.finish()?;
-        for p in &group {
-            let _ = std::fs::remove_file(p);
-        }
-        runs.push(path);
-    }
+    let written = runs.spilled;
     Ok(BandRecords {
-        source: Source::Merge(Merger::open(&runs)?),
+        source: Source::Merge(runs.merger()?),
         count: total,
         runs: written,
     })
 }
 
-fn run_path(temp: &Path, n: usize) -> PathBuf {
-    temp.join(format!("bands-{n:06}.run"))
+/// One sorted run: an unnamed file, freed when dropped.
+struct Run {
+    file: File,
+    /// Its number and its dir, to name it in errors, as it has no name of
+    /// its own. Runs are numbered from 0 in the order they are written,
+    /// spills and merges alike.
+    n: usize,
+    dir: SpillDir,
 }
 
-/// Sorts the buffer and writes it as run number `n`, leaving it empty.
-fn spill(buffer: &mut Vec<Record>, temp: &Path, n: usize) -> Result<PathBuf> {
-    buffer.par_sort_unstable();
-    let path = run_path(temp, n);
-    let mut out = RunWriter::create(&path)?;
-    for &r in buffer.iter() {
-        out.write(r)?;
+/// The runs spilled so far, each with its size class (0 for a spill, one
+/// more for each merge it went through), the largest first. Whenever the
+/// last [`FAN_IN`] runs are of one class, they are merged into one run of
+/// the next class, as a binary counter carries: every record is merged
+/// once per class, as in rounds of merges after the last spill, and at
+/// most `FAN_IN - 1` runs of each class are held open.
+struct Runs {
+    dir: SpillDir,
+    held: Vec<(u32, Run)>,
+    /// Runs written so far, spills and merges: the next run's number.
+    next: usize,
+    /// Spills so far.
+    spilled: usize,
+}
+
+impl Runs {
+    fn new(dir: &SpillDir) -> Runs {
+        Runs {
+            dir: dir.clone(),
+            held: Vec::new(),
+            next: 0,
+            spilled: 0,
+        }
     }
-    out.finish()?;
-    #[cfg(debug_assertions)]
-    if n == 0 {
-        damage_for_tests(&path)?;
+
+    /// Sorts the buffer and writes it as the next run, leaving it empty,
+    /// then merges what piled up.
+    fn spill(&mut self, buffer: &mut Vec<Record>) -> Result<()> {
+        buffer.par_sort_unstable();
+        let mut out = RunWriter::create(&self.dir, self.next)?;
+        for &r in buffer.iter() {
+            out.write(r)?;
+        }
+        let run = out.finish()?;
+        #[cfg(debug_assertions)]
+        if run.n == 0 {
+            damage_for_tests(&run)?;
+        }
+        buffer.clear();
+        self.next += 1;
+        self.spilled += 1;
+        self.held.push((0, run));
+        while let Some(&(class, _)) = self.held.last() {
+            let len = self.held.len();
+            if len < FAN_IN || self.held[len - FAN_IN].0 != class {
+                break;
+            }
+            self.merge_last(FAN_IN, class + 1)?;
+        }
+        Ok(())
     }
-    buffer.clear();
-    Ok(path)
+
+    /// Merges the last `count` runs held into one of class `class`.
+    fn merge_last(&mut self, count: usize, class: u32) -> Result<()> {
+        let group: Vec<Run> = self
+            .held
+            .drain(self.held.len() - count..)
+            .map(|(_, r)| r)
+            .collect();
+        let mut merger = Merger::open(group)?;
+        let mut out = RunWriter::create(&self.dir, self.next)?;
+        self.next += 1;
+        while let Some(r) = merger.next_record()? {
+            out.write(r)?;
+        }
+        self.held.push((class, out.finish()?));
+        Ok(())
+    }
+
+    /// The merge of every run, after merging the smallest together until
+    /// at most [`FAN_IN`] are left.
+    fn merger(mut self) -> Result<Merger> {
+        while self.held.len() > FAN_IN {
+            let count = (self.held.len() - FAN_IN + 1).min(FAN_IN);
+            let class = self.held[self.held.len() - count].0 + 1;
+            self.merge_last(count, class)?;
+        }
+        Merger::open(self.held.into_iter().map(|(_, r)| r).collect())
+    }
 }
 
 /// Debug builds only, for the end-to-end tests: with
@@ -188,23 +271,20 @@ fn spill(buffer: &mut Vec<Record>, temp: &Path, n: usize) -> Result<PathBuf> {
 /// merge from outside the process without racing it. Release builds do not
 /// have the hook.
 #[cfg(debug_assertions)]
-fn damage_for_tests(path: &Path) -> Result<()> {
+fn damage_for_tests(run: &Run) -> Result<()> {
     let Ok(how) = std::env::var("NEARDUP_TEST_CORRUPT_RUN") else {
         return Ok(());
     };
     let (what, at) = how.split_once(':').unwrap_or((&how, "0"));
     let at: u64 = at.parse()?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)?;
+    let file = &run.file;
     match what {
         "flip" => {
             let mut byte = [0u8];
-            (&file).seek(SeekFrom::Start(at))?;
-            (&file).read_exact(&mut byte)?;
-            (&file).seek(SeekFrom::Start(at))?;
-            (&file).write_all(&[!byte[0]])?;
+            (&*file).seek(SeekFrom::Start(at))?;
+            (&*file).read_exact(&mut byte)?;
+            (&*file).seek(SeekFrom::Start(at))?;
+            (&*file).write_all(&[!byte[0]])?;
         }
         "truncate" => file.set_len(at)?,
         _ => anyhow::bail!("NEARDUP_TEST_CORRUPT_RUN: unknown damage '{how}'"),
@@ -215,17 +295,19 @@ fn damage_for_tests(path: &Path) -> Result<()> {
 /// Writes one run: its records, then the trailer.
 struct RunWriter {
     out: BufWriter<File>,
-    path: PathBuf,
+    dir: SpillDir,
+    n: usize,
     count: u64,
     hash: XxHash3_64,
 }
 
 impl RunWriter {
-    fn create(path: &Path) -> Result<RunWriter> {
-        let file = File::create(path).map_err(|e| temp_error(path, &e))?;
+    fn create(dir: &SpillDir, n: usize) -> Result<RunWriter> {
+        let file = tempfile::tempfile_in(&dir.0).map_err(|e| temp_error(dir, n, &e))?;
         Ok(RunWriter {
             out: BufWriter::with_capacity(1 << 20, file),
-            path: path.to_owned(),
+            dir: dir.clone(),
+            n,
             count: 0,
             hash: XxHash3_64::with_seed(0),
         })
@@ -240,28 +322,29 @@ impl RunWriter {
         self.hash.write(&bytes);
         self.out
             .write_all(&bytes)
-            .map_err(|e| temp_error(&self.path, &e))
+            .map_err(|e| temp_error(&self.dir, self.n, &e))
     }
 
-    fn finish(mut self) -> Result<()> {
+    fn finish(mut self) -> Result<Run> {
         let mut trailer = [0u8; TRAILER_BYTES as usize];
         trailer[..8].copy_from_slice(&self.count.to_le_bytes());
         trailer[8..].copy_from_slice(&self.hash.finish().to_le_bytes());
-        let path = self.path;
+        let (dir, n) = (self.dir, self.n);
         self.out
             .write_all(&trailer)
-            .map_err(|e| temp_error(&path, &e))?;
-        self.out
+            .map_err(|e| temp_error(&dir, n, &e))?;
+        let file = self
+            .out
             .into_inner()
-            .map_err(|e| temp_error(&path, e.error()))?;
-        Ok(())
+            .map_err(|e| temp_error(&dir, n, e.error()))?;
+        Ok(Run { file, n, dir })
     }
 }
 
-fn temp_error(path: &Path, e: &io::Error) -> anyhow::Error {
+fn temp_error(dir: &SpillDir, n: usize, e: &io::Error) -> anyhow::Error {
     anyhow!(
-        "writing the temp run '{}': {} (see --temp-dir and --memory)",
-        path.display(),
+        "writing the temp run {n} in '{}': {} (see --temp-dir and --memory)",
+        dir.0.display(),
         describe(e)
     )
 }
@@ -270,7 +353,9 @@ fn temp_error(path: &Path, e: &io::Error) -> anyhow::Error {
 /// first, the checksum once the last record is read.
 struct RunReader {
     input: BufReader<File>,
-    path: PathBuf,
+    /// The run's number and dir, for errors.
+    n: usize,
+    dir: SpillDir,
     /// Records not yet read.
     left: u64,
     hash: XxHash3_64,
@@ -279,30 +364,31 @@ struct RunReader {
 }
 
 impl RunReader {
-    fn open(path: &Path) -> Result<RunReader> {
+    fn open(run: Run) -> Result<RunReader> {
+        let Run { mut file, n, dir } = run;
         let fail = |e: io::Error| {
             anyhow!(
-                "reading the temp run '{}': {}",
-                path.display(),
+                "reading the temp run {n} in '{}': {}",
+                dir.0.display(),
                 describe(&e)
             )
         };
-        let mut file = File::open(path).map_err(fail)?;
         let len = file.metadata().map_err(fail)?.len();
         let mut trailer = [0u8; TRAILER_BYTES as usize];
         if len >= TRAILER_BYTES {
             file.seek(SeekFrom::Start(len - TRAILER_BYTES))
                 .and_then(|_| file.read_exact(&mut trailer))
-                .and_then(|()| file.seek(SeekFrom::Start(0)))
                 .map_err(fail)?;
         }
+        file.seek(SeekFrom::Start(0)).map_err(fail)?;
         let [c0, c1, c2, c3, c4, c5, c6, c7, h0, h1, h2, h3, h4, h5, h6, h7] = trailer;
         let count = u64::from_le_bytes([c0, c1, c2, c3, c4, c5, c6, c7]);
         let want = u64::from_le_bytes([h0, h1, h2, h3, h4, h5, h6, h7]);
         let records = len.checked_sub(TRAILER_BYTES);
         if records.is_none() || count.checked_mul(RECORD_BYTES as u64) != records {
             return Err(corrupt(
-                path,
+                &dir,
+                n,
                 &format!(
                     "its {len} bytes do not hold the {count} records its trailer counts (truncated or overwritten?)"
                 ),
@@ -310,7 +396,8 @@ impl RunReader {
         }
         Ok(RunReader {
             input: BufReader::with_capacity(256 << 10, file),
-            path: path.to_owned(),
+            n,
+            dir,
             left: count,
             hash: XxHash3_64::with_seed(0),
             want,
@@ -321,7 +408,8 @@ impl RunReader {
         if self.left == 0 {
             if self.hash.finish() != self.want {
                 return Err(corrupt(
-                    &self.path,
+                    &self.dir,
+                    self.n,
                     "its checksum does not match its records (changed after it was written?)",
                 ));
             }
@@ -330,8 +418,9 @@ impl RunReader {
         let mut bytes = [0u8; RECORD_BYTES];
         self.input.read_exact(&mut bytes).map_err(|e| {
             anyhow!(
-                "reading the temp run '{}': {}",
-                self.path.display(),
+                "reading the temp run {} in '{}': {}",
+                self.n,
+                self.dir.0.display(),
                 describe(&e)
             )
         })?;
@@ -349,10 +438,10 @@ impl RunReader {
     }
 }
 
-fn corrupt(path: &Path, problem: &str) -> anyhow::Error {
+fn corrupt(dir: &SpillDir, n: usize, problem: &str) -> anyhow::Error {
     anyhow!(
-        "the temp run '{}' is corrupt: {problem}; no output was written",
-        path.display()
+        "the temp run {n} in '{}' is corrupt: {problem}; no output was written",
+        dir.0.display()
     )
 }
 
@@ -363,10 +452,10 @@ struct Merger {
 }
 
 impl Merger {
-    fn open(paths: &[PathBuf]) -> Result<Merger> {
-        let mut readers = Vec::with_capacity(paths.len());
-        for p in paths {
-            readers.push(RunReader::open(p)?);
+    fn open(runs: Vec<Run>) -> Result<Merger> {
+        let mut readers = Vec::with_capacity(runs.len());
+        for run in runs {
+            readers.push(RunReader::open(run)?);
         }
         let mut heap = BinaryHeap::with_capacity(readers.len());
         for (i, r) in readers.iter_mut().enumerate() {
@@ -392,34 +481,17 @@ impl Merger {
 mod tests {
     use super::*;
 
-    #[test]
-    fn runs_merge_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut all = Vec::new();
-        let mut paths = Vec::new();
-        // 150 runs: more than FAN_IN, as a merge round would see them.
-        for n in 0..150u32 {
-            let mut buf: Vec<Record> = (0..7u32)
-                .map(|i| Record {
-                    band: (n * 7 + i) % 5,
-                    key: u64::from((n * 31 + i * 17) % 13),
-                    doc: n * 7 + i,
-                })
-                .collect();
-            all.extend_from_slice(&buf);
-            paths.push(spill(&mut buf, dir.path(), n as usize).unwrap());
-        }
-        all.sort_unstable();
-        let mut m = Merger::open(&paths).unwrap();
-        let mut got = Vec::new();
-        while let Some(r) = m.next_record().unwrap() {
-            got.push(r);
-        }
-        assert_eq!(got, all);
+    fn records(n: u32, len: u32) -> Vec<Record> {
+        (0..len)
+            .map(|i| Record {
+                band: (n * len + i) % 5,
+                key: u64::from((n * 31 + i * 17) % 13),
+                doc: n * len + i,
+            })
+            .collect()
     }
 
-    fn merged(paths: &[PathBuf]) -> Result<Vec<Record>> {
-        let mut m = Merger::open(paths)?;
+    fn merged(mut m: Merger) -> Result<Vec<Record>> {
         let mut got = Vec::new();
         while let Some(r) = m.next_record()? {
             got.push(r);
@@ -427,9 +499,70 @@ mod tests {
         Ok(got)
     }
 
+    fn spill_dir(dir: &tempfile::TempDir) -> SpillDir {
+        SpillDir::new(dir.path().to_owned()).unwrap()
+    }
+
+    /// Spills of a few records, enough for merges of merges, come back in
+    /// order, and the runs held open stay few: at most `FAN_IN - 1` of each
+    /// size class, where holding every spill would take one descriptor each.
+    #[test]
+    fn runs_merge_in_order_holding_few() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Runs::new(&spill_dir(&dir));
+        let spills = FAN_IN * FAN_IN + 3 * FAN_IN + 5;
+        let mut all = Vec::new();
+        let mut most_held = 0;
+        for n in 0..spills as u32 {
+            let mut buf = records(n, 3);
+            all.extend_from_slice(&buf);
+            runs.spill(&mut buf).unwrap();
+            assert!(buf.is_empty());
+            most_held = most_held.max(runs.held.len());
+        }
+        assert_eq!(runs.spilled, spills);
+        // One run of class 2, three of class 1, five spills.
+        let classes: Vec<u32> = runs.held.iter().map(|(c, _)| *c).collect();
+        assert_eq!(classes, [2, 1, 1, 1, 0, 0, 0, 0, 0]);
+        // 63 of class 1 and 63 spills, just before the 64th spill.
+        assert_eq!(most_held, 2 * (FAN_IN - 1));
+        all.sort_unstable();
+        assert_eq!(merged(runs.merger().unwrap()).unwrap(), all);
+        // Unnamed runs: nothing was ever in the dir.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// More runs held than one merge takes: the smallest are merged first,
+    /// just enough of them to leave `FAN_IN`.
+    #[test]
+    fn the_last_merge_takes_at_most_fan_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Runs::new(&spill_dir(&dir));
+        let mut all = Vec::new();
+        // Two of class 1 and 63 spills: 65 runs held.
+        for n in 0..(3 * FAN_IN - 1) as u32 {
+            let mut buf = records(n, 2);
+            all.extend_from_slice(&buf);
+            runs.spill(&mut buf).unwrap();
+        }
+        assert_eq!(runs.held.len(), FAN_IN + 1);
+        all.sort_unstable();
+        assert_eq!(merged(runs.merger().unwrap()).unwrap(), all);
+    }
+
+    #[test]
+    fn a_missing_temp_dir_is_named() {
+        let e = SpillDir::new(PathBuf::from("no/such/dir")).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "creating a temp file in 'no/such/dir': no such file or directory (see --temp-dir)"
+        );
+    }
+
     #[test]
     fn every_damaged_byte_and_every_truncation_is_caught() {
         let dir = tempfile::tempdir().unwrap();
+        let spill_dir = spill_dir(&dir);
         let records: Vec<Record> = (0..5u32)
             .map(|i| Record {
                 band: i % 2,
@@ -437,21 +570,34 @@ mod tests {
                 doc: i,
             })
             .collect();
-        let path = spill(&mut records.clone(), dir.path(), 1).unwrap();
-        let good = std::fs::read(&path).unwrap();
-        assert_eq!(good.len(), 16 * 5 + 16);
         let mut sorted = records.clone();
         sorted.sort_unstable();
-        assert_eq!(merged(std::slice::from_ref(&path)).unwrap(), sorted);
+        // The run as its writer leaves it, number 1, and its bytes.
+        let written = || {
+            let mut out = RunWriter::create(&spill_dir, 1).unwrap();
+            for &r in &sorted {
+                out.write(r).unwrap();
+            }
+            out.finish().unwrap()
+        };
+        let run = written();
+        let mut good = Vec::new();
+        (&run.file).seek(SeekFrom::Start(0)).unwrap();
+        (&run.file).read_to_end(&mut good).unwrap();
+        assert_eq!(good.len(), 16 * 5 + 16);
+        assert_eq!(merged(Merger::open(vec![run]).unwrap()).unwrap(), sorted);
 
         let check = |bytes: &[u8], what: &str| {
-            std::fs::write(&path, bytes).unwrap();
-            let e = merged(std::slice::from_ref(&path)).expect_err(what);
-            let e = e.to_string();
-            assert!(
-                e.contains("is corrupt") && e.contains("bands-000001.run"),
-                "{what}: {e}"
-            );
+            let run = written();
+            run.file.set_len(0).unwrap();
+            (&run.file).seek(SeekFrom::Start(0)).unwrap();
+            (&run.file).write_all(bytes).unwrap();
+            let e = Merger::open(vec![run])
+                .and_then(merged)
+                .expect_err(what)
+                .to_string();
+            let want = format!("the temp run 1 in '{}' is corrupt", dir.path().display());
+            assert!(e.contains(&want), "{what}: {e}");
         };
         for at in 0..good.len() {
             for bit in 0..8 {

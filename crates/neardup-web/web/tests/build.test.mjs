@@ -1,19 +1,21 @@
-// Building twice gives byte-identical output (the page and its wasm).
+// Building twice gives byte-identical output (the page and its wasm), and
+// the committed neardup.html is that output.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { dist, root } from './harness.mjs';
+import { dist, pagePath, root } from './harness.mjs';
 
-test('a second build is byte-identical to dist/', () => {
+test('a second build is byte-identical to dist/ and to the committed neardup.html', () => {
   const again = mkdtempSync(join(tmpdir(), 'neardup-dist-'));
   try {
     execFileSync(join(root, 'crates/neardup-web/build.sh'), { env: { ...process.env, DIST: again }, stdio: ['ignore', 'ignore', 'inherit'] });
     for (const name of ['neardup.html', 'neardup.wasm']) {
       assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(dist, name))), `${name} differs between builds (or the sources changed after dist/ was built)`);
     }
+    assert.ok(readFileSync(join(again, 'neardup.html')).equals(readFileSync(pagePath)), 'neardup.html is not the page these sources build: run scripts/build-page and commit neardup.html');
   } finally {
     rmSync(again, { recursive: true, force: true });
   }

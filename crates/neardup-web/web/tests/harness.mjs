@@ -1,6 +1,6 @@
-// Shared helpers for the browser tests: Debian's Chromium through
-// playwright-core, a loopback static server that logs every request, and
-// page actions by the page's stable element ids.
+// Shared helpers for the browser tests: the committed page, Debian's
+// Chromium through playwright-core, a loopback static server that logs every
+// request, and page actions by the page's stable element ids.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,7 +13,9 @@ import { chromium } from 'playwright-core';
 const here = dirname(fileURLToPath(import.meta.url));
 export const root = resolve(here, '../../../..');
 export const dist = process.env.DIST || join(root, 'dist');
-export const pagePath = join(dist, 'neardup.html');
+// The tests open the committed page, the file users download; the build
+// test and scripts/build-page --check hold it equal to a fresh build.
+export const pagePath = join(root, 'neardup.html');
 export const pageUrl = pathToFileURL(pagePath).href;
 export const vectorsDir = join(root, 'vectors');
 export const artifacts = process.env.WEB_ARTIFACTS || join(root, 'target', 'web-artifacts');

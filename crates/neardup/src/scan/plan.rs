@@ -1,5 +1,5 @@
 //! A scan's settings, and the two per-record steps of its map and reduce
-//! sides: band records out of a signature, a candidate verified in.
+//! sides: band records out of a signature, a candidate checked in.
 
 use crate::{Banding, Error, Params, Signature, Threshold};
 
@@ -90,28 +90,76 @@ impl Plan {
         })
     }
 
-    /// Whether `band` is the first band whose slots `a` and `b` share, the
-    /// one band where their pair is counted. A pair met in a later bucket
-    /// is not counted again; a pair whose band keys collided without its
-    /// slots agreeing is not counted at all in that band.
-    pub fn is_first_shared_band(&self, band: u32, a: &Signature, b: &Signature) -> bool {
-        self.banding.first_shared_band(a, b) == Some(band as usize)
-    }
-
-    /// The reduce side's check of one candidate met in bucket band `band`:
-    /// its exact slot-match count, when `band` is where it is counted and
-    /// the count meets the threshold. Decided in integers.
-    pub fn verify(&self, band: u32, a: &Signature, b: &Signature) -> Option<u32> {
-        if !self.is_first_shared_band(band, a, b) {
-            return None;
+    /// The reduce side's one decision about a candidate pair met in a
+    /// bucket of band `band`: not this band's to count, counted but under
+    /// the threshold, or reported with its exact slot-match count.
+    ///
+    /// A pair whose slots agree in several bands meets in a bucket of each,
+    /// so only its first shared band counts it: every engine, however it
+    /// partitions the buckets, then counts and reports each pair once. A
+    /// pair that met only through a band key collision (its slots differ
+    /// in `band`) is not counted there either. The threshold is decided in
+    /// integers ([`Threshold::accepts`]). The signatures must have the
+    /// plan's `N` slots.
+    ///
+    /// ```
+    /// use neardup::scan::{Check, Plan};
+    /// use neardup::{Params, Signature, Threshold};
+    /// let plan = Plan::with_banding(Params::new(1, 16)?, Threshold::parse("0.75")?, 2, 8)?;
+    /// let a = Signature::from_slots((0..16).collect())?;
+    /// let mut slots: Vec<u32> = (0..16).collect();
+    /// slots[0] = 99; // band 0 differs, band 1 agrees: 15 of 16 slots
+    /// let b = Signature::from_slots(slots.clone())?;
+    /// assert_eq!(plan.check(0, &a, &b), Check::NotThisBand);
+    /// assert_eq!(plan.check(1, &a, &b), Check::Accepted { matches: 15 });
+    /// slots[1..5].fill(99); // 11 of 16 slots: under 0.75
+    /// let c = Signature::from_slots(slots)?;
+    /// assert_eq!(plan.check(1, &a, &c), Check::Below);
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    pub fn check(&self, band: u32, a: &Signature, b: &Signature) -> Check {
+        if self.banding.first_shared_band(a, b) != Some(band as usize) {
+            return Check::NotThisBand;
         }
-        self.accepts(a, b)
+        let matches = a.matches(b);
+        if self.threshold.accepts(matches, self.params.n()) {
+            Check::Accepted { matches }
+        } else {
+            Check::Below
+        }
+    }
+}
+
+/// What [`Plan::check`] decides about one candidate pair in one band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Not counted in this band: the pair's slots first agree in another
+    /// band, which counts it, or (after a band key collision) in none.
+    NotThisBand,
+    /// Counted in this band, its first shared one, and not reported: its
+    /// slot-match count is under the threshold.
+    Below,
+    /// Counted in this band and reported: `matches` of the `N` slots agree,
+    /// at or over the threshold.
+    Accepted {
+        /// SPEC §7's `matches`.
+        matches: u32,
+    },
+}
+
+impl Check {
+    /// Whether this band counts the pair as a candidate: what a scan adds
+    /// up into its "candidate pairs" figure.
+    pub fn is_counted(self) -> bool {
+        self != Check::NotThisBand
     }
 
-    /// The slot-match count of `a` and `b`, when it meets the threshold.
-    pub fn accepts(&self, a: &Signature, b: &Signature) -> Option<u32> {
-        let m = a.matches(b);
-        self.threshold.accepts(m, self.params.n()).then_some(m)
+    /// The slot-match count of a pair to report, `None` for any other.
+    pub fn accepted(self) -> Option<u32> {
+        match self {
+            Check::Accepted { matches } => Some(matches),
+            Check::NotThisBand | Check::Below => None,
+        }
     }
 }
 
@@ -178,12 +226,65 @@ mod tests {
         let mut slots: Vec<u32> = (0..16).collect();
         slots[1] = 100; // band 0 differs, bands 1..4 agree
         let b = Signature::from_slots(slots).unwrap();
-        assert_eq!(plan.verify(0, &a, &b), None);
-        assert_eq!(plan.verify(1, &a, &b), Some(15));
-        assert_eq!(plan.verify(2, &a, &b), None);
+        assert_eq!(plan.check(0, &a, &b), Check::NotThisBand);
+        assert_eq!(plan.check(1, &a, &b), Check::Accepted { matches: 15 });
+        assert_eq!(plan.check(2, &a, &b), Check::NotThisBand);
         let strict =
             Plan::with_banding(params, Threshold::from_basis_points(10_000).unwrap(), 4, 4);
-        assert_eq!(strict.unwrap().verify(1, &a, &b), None);
+        assert_eq!(strict.unwrap().check(1, &a, &b), Check::Below);
+        assert!(Check::Below.is_counted() && !Check::NotThisBand.is_counted());
+        assert_eq!(Check::Below.accepted(), None);
+    }
+
+    /// [`Plan::check`] written out slot by slot, with nothing of the
+    /// banding or threshold code: the first band whose slots all agree,
+    /// the agreeing slots counted, `10000·m >= bp·n`.
+    fn check_by_hand(bp: u32, bands: usize, rows: usize, band: u32, a: &[u32], b: &[u32]) -> Check {
+        let first = (0..bands).find(|&e| (e * rows..(e + 1) * rows).all(|i| a[i] == b[i]));
+        if first != Some(band as usize) {
+            return Check::NotThisBand;
+        }
+        let m = a.iter().zip(b).filter(|(x, y)| x == y).count() as u32;
+        if 10_000 * u64::from(m) >= u64::from(bp) * a.len() as u64 {
+            Check::Accepted { matches: m }
+        } else {
+            Check::Below
+        }
+    }
+
+    proptest::proptest! {
+        /// Every band's check equals the one written by hand, and a pair
+        /// is counted in exactly one band when its slots agree in any band
+        /// (its first), in none otherwise.
+        #[test]
+        fn check_equals_brute_force_and_counts_a_pair_once(
+            n in 16usize..40,
+            rows in 1usize..6,
+            bp in 1u32..=10_000,
+            slots in proptest::collection::vec((0u32..1000, 0u8..4), 40),
+        ) {
+            let bands = n / rows;
+            let plan = Plan::with_banding(
+                Params::new(1, n as u64).unwrap(),
+                Threshold::from_basis_points(bp).unwrap(),
+                bands,
+                rows,
+            ).unwrap();
+            // Slots agree three times in four, so that some bands agree.
+            let (a, b): (Vec<u32>, Vec<u32>) =
+                slots[..n].iter().map(|&(v, d)| (v, if d == 0 { v ^ 1 } else { v })).unzip();
+            let sa = Signature::from_slots(a.clone()).unwrap();
+            let sb = Signature::from_slots(b.clone()).unwrap();
+            let mut counted = 0;
+            for band in 0..bands as u32 {
+                let got = plan.check(band, &sa, &sb);
+                proptest::prop_assert_eq!(got, check_by_hand(bp, bands, rows, band, &a, &b));
+                proptest::prop_assert_eq!(got, plan.check(band, &sb, &sa));
+                counted += usize::from(got.is_counted());
+            }
+            let shares_a_band = (0..bands).any(|e| a[e * rows..(e + 1) * rows] == b[e * rows..(e + 1) * rows]);
+            proptest::prop_assert_eq!(counted, usize::from(shares_a_band));
+        }
     }
 
     #[test]

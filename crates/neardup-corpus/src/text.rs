@@ -1,12 +1,23 @@
-//! Reading texts: files or stdin, strict or lossy UTF-8, size-capped.
+//! One text file (or standard input) read as one document: strict or
+//! lossy UTF-8, size-capped.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use crate::{Error, Result};
 
-use crate::args::InputArgs;
+/// How texts are read.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Replace invalid UTF-8 (U+FFFD, as WHATWG does) instead of failing.
+    pub lossy: bool,
+    /// Refuse a text over this many bytes (and a JSONL line over it).
+    pub max_size: u64,
+    /// Map a large file instead of reading it, trusting that no other
+    /// process rewrites it meanwhile (see [`read_text`]).
+    pub mmap: bool,
+}
 
 /// Whether `path` names standard input.
 pub fn is_stdin(path: &Path) -> bool {
@@ -36,7 +47,9 @@ pub fn display_name(path: &Path) -> String {
 /// before anything is read or printed.
 pub fn at_most_one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
     if paths.into_iter().filter(|p| is_stdin(p)).count() > 1 {
-        bail!("standard input ('-') can be given only once");
+        return Err(Error::Refused(
+            "standard input ('-') can be given only once".into(),
+        ));
     }
     Ok(())
 }
@@ -46,26 +59,29 @@ pub fn at_most_one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Resul
 /// messages (`the --max-size limit`).
 pub fn read_bytes(path: &Path, max_size: u64, limit: &str) -> Result<Vec<u8>> {
     let name = display_name(path);
-    let too_big =
-        |size: u64| anyhow::anyhow!("'{name}' is {size} bytes, over {limit} of {max_size} bytes");
+    let too_big = |size: u64| {
+        Error::Refused(format!(
+            "'{name}' is {size} bytes, over {limit} of {max_size} bytes"
+        ))
+    };
     let mut bytes = Vec::new();
     if is_stdin(path) {
         io::stdin()
             .lock()
             .take(max_size.saturating_add(1))
             .read_to_end(&mut bytes)
-            .map_err(|e| anyhow::anyhow!("reading standard input: {}", describe(&e)))?;
+            .map_err(|e| Error::io("-", &e))?;
         if bytes.len() as u64 > max_size {
-            return Err(anyhow::anyhow!(
+            return Err(Error::Refused(format!(
                 "standard input is over {limit} of {max_size} bytes"
-            ));
+            )));
         }
         return Ok(bytes);
     }
-    let open_err = |e: io::Error| read_error(&name, &e);
+    let open_err = |e: io::Error| Error::io(&name, &e);
     let meta = std::fs::metadata(path).map_err(open_err)?;
     if meta.is_dir() {
-        bail!("reading '{name}': it is a directory, not a file");
+        return Err(Error::read(&name, "it is a directory, not a file"));
     }
     if meta.len() > max_size {
         return Err(too_big(meta.len()));
@@ -88,13 +104,17 @@ pub fn read_bytes(path: &Path, max_size: u64, limit: &str) -> Result<Vec<u8>> {
 /// [`neardup::decode`], with the file named and the flag that helps.
 pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String> {
     neardup::decode(bytes, lossy).map_err(|e| {
-        anyhow::anyhow!("reading '{name}': {e}; pass --lossy to replace invalid sequences")
+        Error::read(
+            name,
+            format!("{e}; pass --lossy to replace invalid sequences"),
+        )
     })
 }
 
-/// A text read from a file, as a `&str`: mapped into memory when it is
-/// large, owned otherwise.
+/// A text read from a file, as a `&str`: owned, or mapped into memory
+/// when the user asked for it.
 pub enum Text {
+    /// Read into memory.
     Owned(String),
     /// Checked to be UTF-8 when it was mapped.
     Mapped(memmap2::Mmap),
@@ -106,33 +126,37 @@ impl std::ops::Deref for Text {
     fn deref(&self) -> &str {
         match self {
             Text::Owned(text) => text,
-            // SAFETY: `read_text` maps only what `neardup::utf8` accepted.
+            // SAFETY: `read_text` maps only what `neardup::utf8` accepted,
+            // and only when the user promised (`--mmap`) that no other
+            // process rewrites the file while it is read.
             #[allow(unsafe_code)]
             Text::Mapped(map) => unsafe { std::str::from_utf8_unchecked(map) },
         }
     }
 }
 
-/// Files from this size on are mapped instead of read.
+/// Files from this size on are mapped instead of read, with `--mmap`.
 const MAP_FROM: u64 = 4 << 20;
 
-/// Reads and decodes one text. A large regular file is mapped, as b3sum
-/// and ripgrep map theirs: reading would copy it into fresh memory, a
-/// page fault per 4 KiB and a tenth of the time `neardup sign` takes on a
-/// 100 MB text; the mapping shares the page cache's pages.
-pub fn read_text(path: &Path, opts: &InputArgs) -> Result<Text> {
+/// Reads and decodes one text. By default it is read: a text is handed
+/// to the core as `&str`, and a mapped file that another process rewrites
+/// meanwhile could stop being UTF-8 under it, which is undefined
+/// behaviour, not just a wrong answer. With [`Options::mmap`] a large
+/// regular file is mapped, as b3sum and ripgrep's `--mmap` map theirs:
+/// reading copies it into fresh memory, a page fault per 4 KiB, about a
+/// tenth of the time `neardup sign` takes on a 100 MB text.
+pub fn read_text(path: &Path, opts: &Options) -> Result<Text> {
     let name = display_name(path);
-    let meta = (!is_stdin(path))
+    let meta = (opts.mmap && !is_stdin(path))
         .then(|| std::fs::metadata(path).ok())
         .flatten();
     if let Some(meta) =
         meta.filter(|m| m.is_file() && (MAP_FROM..=opts.max_size).contains(&m.len()))
     {
-        let open_err = |e: io::Error| read_error(&name, &e);
+        let open_err = |e: io::Error| Error::io(&name, &e);
         let file = File::open(path).map_err(open_err)?;
-        // SAFETY: the map is only read. Like every program that maps a
-        // file, this trusts that no other process truncates or rewrites the
-        // file while it is being read.
+        // SAFETY: the map is only read, and the user promised that no
+        // other process changes the file meanwhile (see `Text::Mapped`).
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(open_err)?;
         if map.len() as u64 == meta.len() {
@@ -147,25 +171,4 @@ pub fn read_text(path: &Path, opts: &InputArgs) -> Result<Text> {
     }
     let bytes = read_bytes(path, opts.max_size, "the --max-size limit")?;
     decode(bytes, &name, opts.lossy).map(Text::Owned)
-}
-
-/// `reading 'NAME': PROBLEM`, for an error opening or reading a file.
-fn read_error(name: &str, e: &io::Error) -> anyhow::Error {
-    anyhow::anyhow!("reading '{name}': {}", describe(e))
-}
-
-/// An I/O error in words, without Rust's `(os error 2)` suffix.
-pub fn describe(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        io::ErrorKind::IsADirectory => "it is a directory, not a file".to_owned(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_lowercase(),
-                None => s,
-            }
-        }
-    }
 }

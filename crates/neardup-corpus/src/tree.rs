@@ -1,50 +1,45 @@
-//! Directory inputs: every regular file under a root, in a fixed order.
+//! Directory inputs: every regular file under a root, in the order of
+//! [`crate::order`].
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
-
 use crate::format::Format;
-use crate::input::{describe, display_name};
+use crate::text::display_name;
+use crate::{describe, Error, Result};
 
 /// The files found under a root, with their sizes.
 pub struct Walk {
-    /// Files in bytewise path order, so the document order does not depend
-    /// on the file system.
+    /// Files in bytewise path order ([`crate::order::path_order`]), so
+    /// the document order does not depend on the file system.
     pub files: Vec<(PathBuf, u64)>,
-    /// Entries skipped with a warning.
-    pub skipped: u64,
+    /// Entries skipped, each with why: the caller warns of them.
+    pub skipped: Vec<Error>,
 }
 
 /// Lists the regular files under `root`, recursively. Symbolic links to
-/// files are followed; links to directories are not (no cycles). A file
-/// over `max_size`, an unreadable entry (a dangling link or a link loop
-/// among them), a FIFO, socket or device, or a non-UTF-8 name is skipped
-/// with a warning, or is an error when `strict`.
+/// files are followed; links to directories are not (no cycles). Names
+/// starting with `.` or `_` are left out ([`crate::order::is_skipped_name`]).
+/// A file over `max_size` (unless it is a corpus, read line by line), an
+/// unreadable entry (a dangling link or a link loop among them), a FIFO,
+/// socket or device, or a non-UTF-8 name is skipped, or is an error when
+/// `strict`.
 pub fn walk(root: &Path, max_size: u64, strict: bool) -> Result<Walk> {
     let mut out = Walk {
         files: Vec::new(),
-        skipped: 0,
+        skipped: Vec::new(),
     };
     let skip = |out: &mut Walk, problem: String| -> Result<()> {
         if strict {
-            return Err(anyhow!("{problem}"));
+            return Err(Error::Refused(problem));
         }
-        eprintln!("neardup: warning: {problem} (skipped)");
-        out.skipped += 1;
+        out.skipped.push(Error::Refused(problem));
         Ok(())
     };
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
-            Err(e) if dir == root => {
-                return Err(anyhow!(
-                    "reading '{}': {}",
-                    display_name(&dir),
-                    describe(&e)
-                ))
-            }
+            Err(e) if dir == root => return Err(Error::io(display_name(&dir), &e)),
             Err(e) => {
                 skip(
                     &mut out,
@@ -63,12 +58,14 @@ pub fn walk(root: &Path, max_size: u64, strict: bool) -> Result<Walk> {
                 )?,
             }
         }
-        names.sort();
-        // Pushed in reverse so that the stack pops them in order; a
-        // directory's files are listed before its subdirectories' files
-        // only by the path sort below.
-        for path in names.into_iter().rev() {
+        for path in names {
             let name = display_name(&path);
+            let Some(file_name) = path.file_name().map(|n| n.to_str()) else {
+                continue;
+            };
+            if file_name.is_some_and(crate::order::is_skipped_name) {
+                continue;
+            }
             if path.to_str().is_none() {
                 skip(&mut out, format!("'{name}': the file name is not UTF-8"))?;
                 continue;
@@ -95,7 +92,8 @@ pub fn walk(root: &Path, max_size: u64, strict: bool) -> Result<Walk> {
             }
         }
     }
-    out.files.sort();
+    // Every name is UTF-8 (the others were skipped).
+    crate::order::sort_by_path(&mut out.files, |(p, _)| p.to_str().unwrap_or_default());
     Ok(out)
 }
 
@@ -132,6 +130,9 @@ mod tests {
         std::fs::write(d.join("b/a.txt"), "a").unwrap();
         std::fs::write(d.join("a.txt"), "a").unwrap();
         std::fs::write(d.join("big.txt"), "0123456789").unwrap();
+        std::fs::write(d.join(".hidden"), "h").unwrap();
+        std::fs::create_dir(d.join("_temporary")).unwrap();
+        std::fs::write(d.join("_temporary/x.txt"), "x").unwrap();
         let w = walk(d, 5, false).unwrap();
         let names: Vec<_> = w
             .files
@@ -139,7 +140,31 @@ mod tests {
             .map(|(p, _)| p.strip_prefix(d).unwrap().to_str().unwrap().to_owned())
             .collect();
         assert_eq!(names, ["a.txt", "b/a.txt", "b/c/z.txt"]);
-        assert_eq!(w.skipped, 1);
+        assert_eq!(w.skipped.len(), 1);
         assert!(walk(d, 5, true).is_err());
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+
+    /// The whole path decides, bytewise: `a-b.txt` before the directory
+    /// `a`'s files, where a sort of path components puts `a/` first.
+    #[test]
+    fn files_come_in_bytewise_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        for f in ["a/x.txt", "a-b.txt", "a.txt", "b.txt"] {
+            std::fs::write(d.join(f), f).unwrap();
+        }
+        let w = walk(d, 100, true).unwrap();
+        let names: Vec<_> = w
+            .files
+            .iter()
+            .map(|(p, _)| p.strip_prefix(d).unwrap().to_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["a-b.txt", "a.txt", "a/x.txt", "b.txt"]);
     }
 }

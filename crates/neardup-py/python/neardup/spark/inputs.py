@@ -1,0 +1,218 @@
+"""The sign stage's inputs: corpus files, read through ``neardup-corpus``
+(the Rust crate ``neardup scan`` reads with, so the same files give the
+same documents, ids and errors), and DataFrames.
+
+A local input (a path, or a ``file://`` URI) is listed by the crate: a
+directory's files in its order (bytewise path order; names starting with
+``.`` or ``_`` left out), corpus files by their names, every other file one
+text document whose id is its path. Each file is then signed:
+
+- a plain JSONL file is split by Spark's text reader into byte ranges, and
+  each range's lines are parsed and signed by ``_neardup.sign_lines``;
+- a gzip or zstd JSONL file, a Parquet file and a text file are read whole
+  by one task through ``_neardup.CorpusReader``, the crate's pipeline.
+
+A remote input (``hdfs://``, ``s3a://``, ...) is listed with Hadoop's file
+system, in the crate's order; its files must be JSONL (plain, or gzip by
+name), read by Spark's text reader. Other remote data reaches the scan as a
+DataFrame (:func:`neardup.spark.scan`).
+"""
+
+import os
+import sys
+
+import numpy as np
+import pyarrow as pa
+from pyspark import TaskContext
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from .. import _neardup
+from .arrow import (_arrow_schema, _batch, _column, _fingerprint_columns, _ints,
+                    _sign_fields, _signed_schema)
+
+
+def _sign_frame(df, src, id_col, text_col, k, n):
+    """Signs a DataFrame in its row order: a document's group is its
+    partition and its position the row's place in it, as ``collect()``
+    would list them."""
+    id_type = df.schema[id_col].dataType
+    if not isinstance(id_type, (T.StringType, T.IntegerType, T.LongType, T.ShortType,
+                                T.ByteType)):
+        raise TypeError("column '%s' must be a string or an integer, got %s"
+                        % (id_col, id_type.simpleString()))
+    if not isinstance(df.schema[text_col].dataType, T.StringType):
+        raise TypeError("column '%s' must be a string, got %s"
+                        % (text_col, df.schema[text_col].dataType.simpleString()))
+    out_id = T.StringType() if isinstance(id_type, T.StringType) else T.LongType()
+    schema = _signed_schema(out_id)
+    arrow = _arrow_schema(schema)
+
+    def sign(batches):
+        part = TaskContext.get().partitionId()
+        pos = 0
+        for b in batches:
+            ids = _column(b, id_col)
+            texts = _column(b, text_col)
+            if ids.null_count or texts.null_count:
+                bad = id_col if ids.null_count else text_col
+                raise ValueError("column '%s' holds a null" % bad)
+            size = len(b)
+            cols = _sign_fields(texts.cast(pa.large_string()), k, n)
+            cols.update(
+                src=np.full(size, src, dtype=np.int32), g1=np.full(size, part, dtype=np.int64),
+                g2=np.zeros(size, dtype=np.int64), pos=np.arange(pos, pos + size, dtype=np.int64),
+                id_json=_neardup.ids_json(ids.to_pylist()),
+                id=ids.cast(arrow.field("id").type))
+            pos += size
+            yield _batch(arrow, cols)
+
+    return df.select(id_col, text_col).mapInArrow(sign, schema)
+
+
+
+def _local(path):
+    """The local path of ``path``, or None for a remote URI."""
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    return None if "://" in path else path
+
+
+def _files(spark, path):
+    """The files of one input, in ``neardup scan``'s order, as ``(path to
+    open, name for ids and messages, kind)``: kind ``"jsonl"`` (plain, split
+    by Spark), ``"corpus"`` (read whole by the crate) or ``"text"``."""
+    local = _local(path)
+    if local is not None:
+        files, skipped = _neardup.corpus_files(local)
+        for problem in skipped:
+            print("neardup.spark: warning: %s (skipped)" % problem, file=sys.stderr)
+        out = []
+        for name, is_corpus in files:
+            kind = "text"
+            if is_corpus:
+                kind = "jsonl" if _neardup.file_format(name) == "jsonl" else "corpus"
+            out.append((os.path.abspath(name), name, kind))
+        return out
+    return _remote_files(spark, path)
+
+
+def _remote_files(spark, path):
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    fs = p.getFileSystem(conf)
+    if not fs.exists(p):
+        raise ValueError("reading '%s': no such file or directory" % path)
+    status = fs.getFileStatus(p)
+    if not status.isDirectory():
+        return [(path, path, _remote_kind(path, path))]
+    root = status.getPath().toString().rstrip("/")
+    found = {}
+    it = fs.listFiles(p, True)
+    while it.hasNext():
+        f = it.next().getPath().toString()
+        rel = f[len(root):].lstrip("/")
+        if any(_neardup.is_skipped_name(x) for x in rel.split("/")):
+            continue
+        found[rel] = f
+    out = []
+    for rel in _neardup.sort_paths(list(found)):
+        name = path.rstrip("/") + "/" + rel
+        out.append((found[rel], name, _remote_kind(rel, name)))
+    return out
+
+
+def _remote_kind(rel, name):
+    if rel.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
+        return "jsonl"
+    raise ValueError("'%s': neardup.spark reads remote inputs as JSONL (plain or .gz); "
+                     "copy other files to a local path, or pass a DataFrame to "
+                     "neardup.spark.scan" % name)
+
+
+def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n):
+    """Signs one plain JSONL file that Spark's text reader splits into
+    blocks: a document's group is its file block and its position the count
+    of documents before it in the block, so that blocks in offset order give
+    line order."""
+    schema = _signed_schema(T.StringType())
+    arrow = _arrow_schema(schema)
+
+    def sign(batches):
+        state = (None, 0, 0)
+        for b in batches:
+            starts = _ints(_column(b, "start"), np.int64)
+            blocks, poss, ids, sigs, state = _neardup.sign_lines(
+                _column(b, "value"), starts, state, name, id_field, text_field, k, n)
+            if not ids:
+                continue
+            size = len(ids)
+            cols = _fingerprint_columns(sigs)
+            cols.update(
+                src=np.full(size, src, dtype=np.int32),
+                g1=np.full(size, file_index, dtype=np.int64),
+                g2=blocks, pos=poss, id_json=ids, id=ids)
+            yield _batch(arrow, cols)
+
+    lines = (spark.read.option("lineSep", "\n").text(path)
+             .select(F.col("value").cast("binary").alias("value"),
+                     F.col("_metadata.file_block_start").alias("start")))
+    return lines.mapInArrow(sign, schema)
+
+
+def _sign_whole(spark, files, id_field, text_field, k, n):
+    """Signs files that are read whole, one task each at most: ``files``
+    holds ``(src, file_index, path, name, is_text)`` rows. A document's group
+    is its file and its position its place in the file."""
+    schema = _signed_schema(T.StringType())
+    arrow = _arrow_schema(schema)
+
+    def sign(batches):
+        for b in batches:
+            rows = zip(*(_column(b, c).to_pylist() for c in ("src", "g1", "path", "name", "text")))
+            for src, g1, path, name, text in rows:
+                pos = 0
+                for _, ids, sigs in _neardup.CorpusReader(
+                        path, name=name, id_field=id_field, text_field=text_field, k=k, n=n,
+                        text=text):
+                    size = len(ids)
+                    cols = _fingerprint_columns(sigs)
+                    cols.update(
+                        src=np.full(size, src, dtype=np.int32),
+                        g1=np.full(size, g1, dtype=np.int64), g2=np.zeros(size, dtype=np.int64),
+                        pos=np.arange(pos, pos + size, dtype=np.int64), id_json=ids, id=ids)
+                    pos += size
+                    yield _batch(arrow, cols)
+
+    table = spark.createDataFrame(
+        files, "src int, g1 long, path string, name string, text boolean")
+    parts = max(1, min(len(files), spark.sparkContext.defaultParallelism))
+    return table.repartition(parts).mapInArrow(sign, schema)
+
+
+def read(spark, inputs, against=(), id_field="id", text_field="text", k=5, n=128):
+    """Signs corpora (JSONL plain, gzip or zstd, Parquet) and text files (a
+    directory gives its files in ``neardup scan``'s order), numbering
+    documents as ``neardup scan`` does: ``against`` first, then ``inputs``,
+    each file in line (row) order; blank lines are skipped. Returns the
+    signed documents, one row each, that :func:`scan_files` scans."""
+    frames, whole = [], []
+    index = 0
+    for src, paths in ((0, against), (1, inputs)):
+        for path in paths:
+            for f, name, kind in _files(spark, path):
+                if kind == "jsonl":
+                    frames.append(_sign_jsonl(spark, f, name, src, index, id_field, text_field,
+                                              k, n))
+                else:
+                    whole.append((src, index, f, name, kind == "text"))
+                index += 1
+    if whole:
+        frames.append(_sign_whole(spark, whole, id_field, text_field, k, n))
+    if not frames:
+        raise ValueError("no input")
+    signed = frames[0]
+    for f in frames[1:]:
+        signed = signed.unionByName(f)
+    return signed

@@ -1,0 +1,114 @@
+// The Compare tab: the verdict, the figures and the receipt of A and B.
+import { $, saveText, showError } from './dom.js';
+import { documents, names } from './documents.js';
+import { fmtInt, pct } from './format.js';
+import { runJob } from './job.js';
+import { selectTab } from './tabs.js';
+
+const VERDICT_WHY = {
+  IDENTICAL: 'After lowercasing and collapsing whitespace, the two texts are exactly the same.',
+  'NEAR-DUPLICATE': 'At least 75% of the signature slots match.',
+  OVERLAPPING: 'Between 35% and 75% of the signature slots match.',
+  DISTINCT: 'Fewer than 35% of the signature slots match.',
+  'INSUFFICIENT-DATA': 'A document has fewer than k words, so it has no signature to compare.',
+};
+
+let lastReceipt = null;
+
+function fieldError(field, message) {
+  for (const f of ['k', 'n']) {
+    const on = f === field;
+    $(f).setAttribute('aria-invalid', String(on));
+    $(`${f}-error`).textContent = on ? message : '';
+  }
+}
+
+$('compare-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  fieldError(null, '');
+  showError('compare-error', '');
+  const result = $('result');
+  result.dataset.state = 'running';
+  // A number input holds '' for text it cannot parse; say so, don't guess.
+  const raw = (id) => ($(id).validity.badInput ? 'not a number' : $(id).value);
+  let job;
+  try {
+    job = await runJob('compare', {
+      op: 'compare',
+      docs: documents(),
+      request: { k: raw('k'), n: raw('n'), lossy: $('lossy').checked, names: names() },
+    });
+  } catch (err) {
+    result.dataset.state = 'error';
+    result.hidden = true;
+    showError('compare-error', `Could not compare: ${err.message}`);
+    return;
+  }
+  const r = job.result;
+  if (!r.ok) {
+    // A result left on screen would look like the answer for these inputs.
+    result.dataset.state = 'error';
+    result.hidden = true;
+    if (r.field === 'k' || r.field === 'n') {
+      fieldError(r.field, r.error);
+      $(r.field).focus();
+    } else showError('compare-error', r.error);
+    return;
+  }
+  // The receipt object keeps serde's canonical key order and holds only
+  // integers, nulls and ASCII strings, so JSON.stringify gives back
+  // exactly the canonical bytes.
+  r.canonical = JSON.stringify(r.receipt);
+  lastReceipt = r;
+  const v = $('verdict');
+  v.textContent = r.verdict;
+  v.dataset.verdict = r.verdict;
+  $('verdict-why').textContent = VERDICT_WHY[r.verdict];
+  $('matches').textContent = r.matches === null ? '—' : String(r.matches);
+  $('n-out').textContent = String(r.n);
+  $('similarity').textContent = r.similarity === null
+    ? 'no signature'
+    : `${pct(r.similarity)} · 95% interval ${pct(r.similarity_interval_95[0])} to ${pct(r.similarity_interval_95[1])}`;
+  $('jaccard').textContent = r.jaccard === null ? '—' : r.jaccard.toFixed(4);
+  $('shingles-a').textContent = fmtInt(r.receipt.documents[0].shingles);
+  $('shingles-b').textContent = fmtInt(r.receipt.documents[1].shingles);
+  $('k-out').textContent = `k = ${r.receipt.k} words`;
+  $('elapsed').textContent = job.ms < 1000 ? `${job.ms.toFixed(0)} ms` : `${(job.ms / 1000).toFixed(2)} s`;
+  $('receipt').textContent = r.canonical;
+  $('receipt-sha256').textContent = r.receipt_sha256;
+  result.hidden = false;
+  result.dataset.state = 'done';
+});
+
+function flash(button, text) {
+  const old = button.dataset.label || button.textContent;
+  button.dataset.label = old;
+  button.textContent = text;
+  setTimeout(() => (button.textContent = old), 1500);
+}
+
+$('copy-receipt').addEventListener('click', async (e) => {
+  const button = e.currentTarget;
+  const text = $('receipt').textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($('receipt'));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    document.execCommand('copy');
+  }
+  flash(button, 'Copied ✓');
+});
+
+// Exactly the canonical bytes, so that sha256sum of the file is the receipt hash.
+$('download-receipt').addEventListener('click', () => saveText(`receipt-${$('receipt-sha256').textContent.slice(0, 12)}.json`, $('receipt').textContent, 'application/json'));
+
+$('use-receipt').addEventListener('click', () => {
+  if (!lastReceipt) return;
+  $('verify-receipt').value = lastReceipt.canonical;
+  $('verify-sha256').value = lastReceipt.receipt_sha256;
+  selectTab($('tab-verify'), false);
+  $('verify').focus();
+});

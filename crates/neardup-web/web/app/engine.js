@@ -1,0 +1,75 @@
+// The engine: one worker, created from the page's own source, that runs the
+// wasm core; jobs are messages to it, answered by id.
+import { $ } from './dom.js';
+
+const wasmBlock = $('wasm-b64');
+// The page holds the wasm gzipped, which halves the file, in base64 lines
+// that each end where gzip restarts (see assemble.mjs); the browser inflates
+// it once, as the page opens.
+const wasmBytes = (async () => {
+  const lines = wasmBlock.textContent.trim().split('\n');
+  const gzipped = lines.map((line) => Uint8Array.from(atob(line), (c) => c.charCodeAt(0)));
+  const stream = new Blob(gzipped).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+})();
+const workerUrl = URL.createObjectURL(new Blob([$('worker-src').textContent], { type: 'text/javascript' }));
+let worker = null;
+let nextId = 1;
+const pending = new Map();
+
+function startWorker() {
+  const started = new Worker(workerUrl);
+  worker = started;
+  worker.onmessage = (e) => {
+    const m = e.data;
+    const job = pending.get(m.id);
+    if (!job) return;
+    if (m.type === 'progress') return job.onProgress && job.onProgress(m.fraction, m.label);
+    pending.delete(m.id);
+    if (m.type === 'result') job.resolve(m.result);
+    else job.reject(new Error(m.error));
+  };
+  worker.onerror = (e) => {
+    e.preventDefault();
+    for (const job of pending.values()) job.reject(new Error(e.message || 'the worker failed'));
+    pending.clear();
+  };
+  // A worker cancelled before the wasm is inflated is never sent it.
+  return wasmBytes.then((bytes) => worker === started && send({ op: 'init', wasm: bytes.slice().buffer }));
+}
+
+export function send(msg, onProgress) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onProgress });
+    worker.postMessage({ ...msg, id });
+  });
+}
+
+export function cancelAll() {
+  worker.terminate();
+  for (const job of pending.values()) job.reject(new Error('cancelled'));
+  pending.clear();
+  ready = startWorker();
+}
+
+export let ready = startWorker();
+
+// The hash shown is of the bytes this page actually runs, computed by the
+// browser (WebCrypto), or by the engine where WebCrypto is unavailable.
+const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+(async () => {
+  let digest;
+  try {
+    digest = hex(await crypto.subtle.digest('SHA-256', await wasmBytes));
+  } catch {
+    await ready;
+    digest = await send({ op: 'sha256' });
+  }
+  const el = $('wasm-sha256');
+  el.textContent = digest;
+  if (digest !== wasmBlock.dataset.sha256) {
+    el.classList.add('bad');
+    el.title = `The build recorded ${wasmBlock.dataset.sha256}`;
+  }
+})();
