@@ -8,7 +8,8 @@ function of its input and no task has a side effect; the output files
 appear only through the driver's final rename.
 
 CI kills once, `delay` 0 s after the first Python worker of an executor
-appears. `NEARDUP_SPARK_KILL_DELAYS="0,2,4,6,8"` runs one job per delay.
+appears. `NEARDUP_SPARK_KILL_DELAYS="0,3,10,20,30,45"` runs one job per
+delay (the runs RELIABILITY.md reports).
 """
 import os
 import signal
