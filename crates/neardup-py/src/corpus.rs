@@ -11,8 +11,10 @@
 //! - [`sign_lines`]: the lines of a plain JSONL file that Spark split by
 //!   byte ranges, parsed and signed.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
 
 use neardup::{Backend, Fingerprint, Params, Signer};
@@ -26,6 +28,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::batch::{Columns, SignatureBatch};
+use crate::interrupt::{detached, guard, numpy_api, wait};
 use crate::params::{params, Int};
 use crate::texts::chunks;
 
@@ -47,50 +50,52 @@ type Files = Vec<(String, bool)>;
 /// text document), and the entries skipped with why. A file is itself.
 #[pyfunction]
 #[pyo3(signature = (path, max_size = MAX_SIZE))]
-pub fn corpus_files(
-    py: Python<'_>,
-    path: &str,
-    max_size: u64,
-) -> PyResult<(Files, Vec<String>)> {
-    let root = Path::new(path);
-    let meta = std::fs::metadata(root).map_err(|e| value_error(Error::io(path, &e)))?;
-    if !meta.is_dir() {
-        return Ok((vec![(path.to_owned(), true)], Vec::new()));
-    }
-    let walk = py
-        .detach(|| tree::walk(root, max_size, false))
+pub fn corpus_files(py: Python<'_>, path: &str, max_size: u64) -> PyResult<(Files, Vec<String>)> {
+    guard("corpus_files", || {
+        let meta = std::fs::metadata(path).map_err(|e| value_error(Error::io(path, &e)))?;
+        if !meta.is_dir() {
+            return Ok((vec![(path.to_owned(), true)], Vec::new()));
+        }
+        // A large tree takes a while to list, and cannot stop halfway.
+        let root = path.to_owned();
+        let walk = detached(py, "corpus_files", move || {
+            tree::walk(Path::new(&root), max_size, false)
+        })?
         .map_err(value_error)?;
-    let files = walk
-        .files
-        .into_iter()
-        .map(|(p, _)| {
-            let corpus = Format::is_corpus_name(&p);
-            (display_name(&p), corpus)
-        })
-        .collect();
-    Ok((files, walk.skipped.iter().map(Error::to_string).collect()))
+        let files = walk
+            .files
+            .into_iter()
+            .map(|(p, _)| {
+                let corpus = Format::is_corpus_name(&p);
+                (display_name(&p), corpus)
+            })
+            .collect();
+        Ok((files, walk.skipped.iter().map(Error::to_string).collect()))
+    })
 }
 
 /// `sort_paths(paths)`: `paths` in a directory's document order
 /// (`neardup_corpus::order`: bytewise).
 #[pyfunction]
-pub fn sort_paths(mut paths: Vec<String>) -> Vec<String> {
-    order::sort_by_path(&mut paths, |p| p);
-    paths
+pub fn sort_paths(mut paths: Vec<String>) -> PyResult<Vec<String>> {
+    guard("sort_paths", || {
+        order::sort_by_path(&mut paths, |p| p);
+        Ok(paths)
+    })
 }
 
 /// `is_skipped_name(name)`: whether a directory entry of this name is
 /// left out (`.` or `_` first).
 #[pyfunction]
-pub fn is_skipped_name(name: &str) -> bool {
-    order::is_skipped_name(name)
+pub fn is_skipped_name(name: &str) -> PyResult<bool> {
+    guard("is_skipped_name", || Ok(order::is_skipped_name(name)))
 }
 
 /// `is_corpus_name(name)`: whether a file of this name in a directory is
 /// a corpus rather than one text document.
 #[pyfunction]
-pub fn is_corpus_name(name: &str) -> bool {
-    order::is_corpus_name(name)
+pub fn is_corpus_name(name: &str) -> PyResult<bool> {
+    guard("is_corpus_name", || Ok(order::is_corpus_name(name)))
 }
 
 /// `file_format(path)`: `"jsonl"`, `"gzip"`, `"zstd"` or `"parquet"`, by
@@ -98,15 +103,17 @@ pub fn is_corpus_name(name: &str) -> bool {
 #[pyfunction]
 pub fn file_format(path: &str) -> PyResult<&'static str> {
     use std::io::Read;
-    let mut head = Vec::with_capacity(4);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(4).read_to_end(&mut head))
-        .map_err(|e| value_error(Error::io(path, &e)))?;
-    Ok(match Format::sniff(&head) {
-        Format::Jsonl => "jsonl",
-        Format::Gzip => "gzip",
-        Format::Zstd => "zstd",
-        Format::Parquet => "parquet",
+    guard("file_format", || {
+        let mut head = Vec::with_capacity(4);
+        std::fs::File::open(path)
+            .and_then(|f| f.take(4).read_to_end(&mut head))
+            .map_err(|e| value_error(Error::io(path, &e)))?;
+        Ok(match Format::sniff(&head) {
+            Format::Jsonl => "jsonl",
+            Format::Gzip => "gzip",
+            Format::Zstd => "zstd",
+            Format::Parquet => "parquet",
+        })
     })
 }
 
@@ -134,8 +141,84 @@ struct Signed {
 /// prints.
 #[pyclass(module = "neardup")]
 pub struct CorpusReader {
-    batches: Mutex<Receiver<Result<Signed, Error>>>,
+    batches: Mutex<Receiver<std::thread::Result<Message>>>,
     params: Params,
+    /// The end, or the error, was handed out.
+    done: AtomicBool,
+}
+
+/// What the reading thread sends: a batch, the error that stopped it, or
+/// the end. The end is said, never inferred from the thread being gone, so
+/// that a reader that died can never look like a file that ended.
+enum Message {
+    Batch(Signed),
+    Failed(Error),
+    End,
+}
+
+type Sender = SyncSender<std::thread::Result<Message>>;
+
+/// Reads one file for [`CorpusReader`], sending its batches on `tx`.
+#[allow(clippy::too_many_arguments)]
+fn read(
+    path: &str,
+    name: &str,
+    id_field: &str,
+    text_field: &str,
+    params: Params,
+    text: bool,
+    lossy: bool,
+    max_size: u64,
+    tx: &Sender,
+) -> Result<(), Error> {
+    if text {
+        return send_text(path, name, params, lossy, max_size, tx);
+    }
+    let columns = Fieldnames {
+        id: id_field,
+        text: text_field,
+    };
+    let mut source = source::open(Path::new(path), columns).map_err(|e| renamed(e, path, name))?;
+    let how = Signing {
+        fields: Fields {
+            id: id_field,
+            text: text_field,
+            lossy,
+        },
+        params,
+        backend: Backend::detect(),
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::Refused(format!("starting a worker thread: {e}")))?;
+    let mut batch = Signed::default();
+    let make = |raw, fp| Ok((id::canonical(raw)?, fp));
+    one.install(|| {
+        pipeline::sign(
+            source.data.records(),
+            name,
+            max_size,
+            how,
+            make,
+            |record, (id, fp)| {
+                batch.numbers.push(record.number() as i64);
+                batch.ids.push(id);
+                batch.fps.push(fp);
+                if batch.ids.len() == BATCH_DOCS {
+                    let full = Message::Batch(std::mem::take(&mut batch));
+                    // Python stopped reading (the reader was dropped): stop.
+                    tx.send(Ok(full))
+                        .map_err(|_| Error::Refused("the reader was closed".into()))?;
+                }
+                Ok::<(), Error>(())
+            },
+        )
+    })?;
+    if !batch.ids.is_empty() {
+        let _ = tx.send(Ok(Message::Batch(batch)));
+    }
+    Ok(())
 }
 
 #[pymethods]
@@ -155,68 +238,41 @@ impl CorpusReader {
         lossy: bool,
         max_size: u64,
     ) -> PyResult<CorpusReader> {
-        let params = params(&k, &n)?;
-        let name = name.unwrap_or_else(|| path.clone());
-        // Two batches in flight: the reader runs ahead of Python by one.
-        let (tx, rx) = sync_channel(1);
-        std::thread::spawn(move || {
-            let read = || -> Result<(), Error> {
-                if text {
-                    return send_text(&path, &name, params, lossy, max_size, &tx);
-                }
-                let columns = Fieldnames {
-                    id: &id_field,
-                    text: &text_field,
-                };
-                let mut source = source::open(Path::new(&path), columns)
-                    .map_err(|e| renamed(e, &path, &name))?;
-                let how = Signing {
-                    fields: Fields {
-                        id: &id_field,
-                        text: &text_field,
-                        lossy,
-                    },
-                    params,
-                    backend: Backend::detect(),
-                };
-                let one = rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .build()
-                    .map_err(|e| Error::Refused(format!("starting a worker thread: {e}")))?;
-                let mut batch = Signed::default();
-                let make = |raw, fp| Ok((id::canonical(raw)?, fp));
-                one.install(|| {
-                    pipeline::sign(
-                        source.data.records(),
-                        &name,
-                        max_size,
-                        how,
-                        make,
-                        |record, (id, fp)| {
-                            batch.numbers.push(record.number() as i64);
-                            batch.ids.push(id);
-                            batch.fps.push(fp);
-                            if batch.ids.len() == BATCH_DOCS {
-                                // Python stopped reading: stop too.
-                                tx.send(Ok(std::mem::take(&mut batch)))
-                                    .map_err(|_| Error::Refused("stopped".into()))?;
-                            }
-                            Ok::<(), Error>(())
-                        },
-                    )
-                })?;
-                if !batch.ids.is_empty() {
-                    let _ = tx.send(Ok(batch));
-                }
-                Ok(())
-            };
-            if let Err(e) = read() {
-                let _ = tx.send(Err(e));
-            }
-        });
-        Ok(CorpusReader {
-            batches: Mutex::new(rx),
-            params,
+        guard("CorpusReader", || {
+            let params = params(&k, &n)?;
+            let name = name.unwrap_or_else(|| path.clone());
+            // Two batches in flight: the reader runs ahead of Python by one.
+            let (tx, rx) = sync_channel(1);
+            let spawned = std::thread::Builder::new()
+                .name("neardup-corpus".into())
+                .spawn(move || {
+                    let ended = catch_unwind(AssertUnwindSafe(|| {
+                        match read(
+                            &path,
+                            &name,
+                            &id_field,
+                            &text_field,
+                            params,
+                            text,
+                            lossy,
+                            max_size,
+                            &tx,
+                        ) {
+                            Ok(()) => Message::End,
+                            Err(e) => Message::Failed(e),
+                        }
+                    }));
+                    // Python may have stopped reading: nobody to tell.
+                    let _ = tx.send(ended);
+                });
+            spawned.map_err(|e| {
+                PyValueError::new_err(format!("neardup.CorpusReader: starting a thread: {e}"))
+            })?;
+            Ok(CorpusReader {
+                batches: Mutex::new(rx),
+                params,
+                done: AtomicBool::new(false),
+            })
         })
     }
 
@@ -224,28 +280,41 @@ impl CorpusReader {
         slf
     }
 
+    /// The next batch, waiting for it with Ctrl-C heard (see
+    /// [`crate::interrupt`]).
     #[allow(clippy::type_complexity)]
     fn __next__<'py>(
         &self,
         py: Python<'py>,
     ) -> PyResult<Option<(Bound<'py, PyArray1<i64>>, Vec<String>, SignatureBatch)>> {
-        let next = py.detach(|| {
-            let rx = self.batches.lock().unwrap_or_else(|e| e.into_inner());
-            rx.recv().ok()
-        });
-        match next {
-            None => Ok(None),
-            Some(Err(e)) => Err(value_error(e)),
-            Some(Ok(signed)) => {
-                let mut columns = Columns::default();
-                columns.push(signed.fps, self.params);
-                Ok(Some((
-                    PyArray1::from_vec(py, signed.numbers),
-                    signed.ids,
-                    columns.into_batch(py, self.params)?,
-                )))
+        guard("CorpusReader.__next__", || {
+            numpy_api(py, "CorpusReader.__next__")?;
+            // After the end or an error the thread is gone: the end again.
+            if self.done.load(Ordering::Relaxed) {
+                return Ok(None);
             }
-        }
+            let batches = &self.batches;
+            let message = py.detach(|| {
+                let rx = batches.lock().unwrap_or_else(|e| e.into_inner());
+                wait("CorpusReader.__next__", &rx, || {})
+            })?;
+            if !matches!(message, Message::Batch(_)) {
+                self.done.store(true, Ordering::Relaxed);
+            }
+            match message {
+                Message::End => Ok(None),
+                Message::Failed(e) => Err(value_error(e)),
+                Message::Batch(signed) => {
+                    let mut columns = Columns::default();
+                    columns.push(signed.fps, self.params);
+                    Ok(Some((
+                        PyArray1::from_vec(py, signed.numbers),
+                        signed.ids,
+                        columns.into_batch(py, self.params)?,
+                    )))
+                }
+            }
+        })
     }
 }
 
@@ -257,7 +326,7 @@ fn send_text(
     params: Params,
     lossy: bool,
     max_size: u64,
-    tx: &std::sync::mpsc::SyncSender<Result<Signed, Error>>,
+    tx: &Sender,
 ) -> Result<(), Error> {
     let opts = text::Options {
         lossy,
@@ -266,11 +335,11 @@ fn send_text(
     };
     let text = text::read_text(Path::new(path), &opts).map_err(|e| renamed(e, path, name))?;
     let fp = Signer::new(params, Backend::detect()).sign(&text);
-    let _ = tx.send(Ok(Signed {
+    let _ = tx.send(Ok(Message::Batch(Signed {
         numbers: vec![0],
         ids: vec![id::of_str(name)],
         fps: vec![fp],
-    }));
+    })));
     Ok(())
 }
 
@@ -316,59 +385,62 @@ pub fn sign_lines<'py>(
     SignatureBatch,
     (Option<i64>, i64, u64),
 )> {
-    let params = params(&k, &n)?;
-    let fields = Fields {
-        id: id_field,
-        text: text_field,
-        lossy: false,
-    };
-    let (mut block, mut pos, mut line) = state;
-    let (mut blocks, mut positions, mut ids) = (Vec::new(), Vec::new(), Vec::new());
-    let mut columns = Columns::default();
-    let mut signer = Signer::new(params, Backend::detect());
-    let starts = starts.as_slice()?;
-    chunks(values, "values", &mut |first, rows| {
-        let signed = py.detach(|| -> Result<Vec<Fingerprint>, String> {
-            let mut texts = Vec::with_capacity(rows.len());
-            for (i, bytes) in rows.iter().enumerate() {
-                let start = *starts.get(first + i).ok_or("fewer starts than values")?;
-                if block != Some(start) {
-                    (block, pos, line) = (Some(start), 0, 0);
+    guard("sign_lines", || {
+        numpy_api(py, "sign_lines")?;
+        let params = params(&k, &n)?;
+        let fields = Fields {
+            id: id_field,
+            text: text_field,
+            lossy: false,
+        };
+        let (mut block, mut pos, mut line) = state;
+        let (mut blocks, mut positions, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+        let mut columns = Columns::default();
+        let mut signer = Signer::new(params, Backend::detect());
+        let starts = starts.as_slice()?;
+        chunks(values, "values", &mut |first, rows| {
+            let signed = py.detach(|| -> Result<Vec<Fingerprint>, String> {
+                let mut texts = Vec::with_capacity(rows.len());
+                for (i, bytes) in rows.iter().enumerate() {
+                    let start = *starts.get(first + i).ok_or("fewer starts than values")?;
+                    if block != Some(start) {
+                        (block, pos, line) = (Some(start), 0, 0);
+                    }
+                    line += 1;
+                    if bytes.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let where_ = match start {
+                        0 => format!("'{name}' line {line}"),
+                        _ => format!("'{name}' line {line} of the block at byte {start}"),
+                    };
+                    let at = |e: Error| match e {
+                        Error::Line { problem, .. } => format!("{where_}: {problem}"),
+                        e => format!("{where_}: {e}"),
+                    };
+                    let doc = fields
+                        .parse(&Line {
+                            number: line,
+                            bytes,
+                        })
+                        .map_err(at)?;
+                    ids.push(id::canonical(doc.id).map_err(at)?);
+                    blocks.push(start);
+                    positions.push(pos);
+                    pos += 1;
+                    texts.push(doc.text);
                 }
-                line += 1;
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let where_ = match start {
-                    0 => format!("'{name}' line {line}"),
-                    _ => format!("'{name}' line {line} of the block at byte {start}"),
-                };
-                let at = |e: Error| match e {
-                    Error::Line { problem, .. } => format!("{where_}: {problem}"),
-                    e => format!("{where_}: {e}"),
-                };
-                let doc = fields
-                    .parse(&Line {
-                        number: line,
-                        bytes,
-                    })
-                    .map_err(at)?;
-                ids.push(id::canonical(doc.id).map_err(at)?);
-                blocks.push(start);
-                positions.push(pos);
-                pos += 1;
-                texts.push(doc.text);
-            }
-            Ok(signer.sign_all(texts.iter().map(|t| &**t)))
-        });
-        columns.push(signed.map_err(PyValueError::new_err)?, params);
-        Ok(())
-    })?;
-    Ok((
-        PyArray1::from_vec(py, blocks),
-        PyArray1::from_vec(py, positions),
-        ids,
-        columns.into_batch(py, params)?,
-        (block, pos, line),
-    ))
+                Ok(signer.sign_all(texts.iter().map(|t| &**t)))
+            });
+            columns.push(signed.map_err(PyValueError::new_err)?, params);
+            Ok(())
+        })?;
+        Ok((
+            PyArray1::from_vec(py, blocks),
+            PyArray1::from_vec(py, positions),
+            ids,
+            columns.into_batch(py, params)?,
+            (block, pos, line),
+        ))
+    })
 }

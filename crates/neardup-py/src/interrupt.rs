@@ -117,7 +117,11 @@ pub fn detached<T: Send + 'static>(
 
 /// Waits for the work's result, running signal handlers every [`POLL`];
 /// `give_up` runs when one raises, before its exception is returned.
-fn wait<T>(call: &str, rx: &Receiver<thread::Result<T>>, give_up: impl FnOnce()) -> PyResult<T> {
+pub fn wait<T>(
+    call: &str,
+    rx: &Receiver<thread::Result<T>>,
+    give_up: impl FnOnce(),
+) -> PyResult<T> {
     loop {
         match rx.recv_timeout(POLL) {
             Ok(Ok(done)) => return Ok(done),
