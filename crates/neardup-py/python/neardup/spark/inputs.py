@@ -124,7 +124,9 @@ def _remote_files(spark, path):
 
 
 def _remote_kind(rel, name):
-    if rel.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
+    # Spark's text reader splits plain JSONL and decompresses gzip by name;
+    # the crate reads the rest, and only local files.
+    if _neardup.is_corpus_name(rel) and not rel.endswith((".zst", ".parquet")):
         return "jsonl"
     raise ValueError("'%s': neardup.spark reads remote inputs as JSONL (plain or .gz); "
                      "copy other files to a local path, or pass a DataFrame to "
