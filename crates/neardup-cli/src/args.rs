@@ -15,6 +15,7 @@ Exit status:
   0  success (compare, sign, normalize); the receipt verified (verify)
   1  verify: the receipt does not match the texts (a report names each field)
   2  any error: bad arguments, unreadable or invalid input, malformed receipt
+  101  an internal error, a bug in neardup: one line asking for a report
 
 Environment:
   NEARDUP_BACKEND  the code path: {} (default: the
@@ -333,6 +334,42 @@ mod tests {
             "4\u{0}",
         ] {
             assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// Every flag that takes a value, with the arguments its subcommand
+    /// needs around it.
+    const FLAGS: &[(&[&str], &str)] = &[
+        (&["compare", "a", "b"], "--k"),
+        (&["compare", "a", "b"], "--n"),
+        (&["compare", "a", "b"], "--max-size"),
+        (&["compare", "a", "b", "--explain"], "--max-passages"),
+        (&["compare", "a", "b", "--explain"], "--color"),
+        (&["verify", "r", "a", "b"], "--sha256"),
+        (&["sign", "a"], "--threads"),
+        (&["sign", "--jsonl", "c"], "--id-field"),
+        (&["sign", "--jsonl", "c"], "--text-field"),
+        (&["scan", "c"], "--threshold"),
+        (&["scan", "c"], "--memory"),
+        (&["scan", "c", "--rows", "4"], "--bands"),
+        (&["scan", "c", "--bands", "32"], "--rows"),
+        (&["normalize", "a"], "--max-size"),
+    ];
+
+    proptest::proptest! {
+        /// Any string at all, for any flag: parsed, or refused with an
+        /// error whose first line names the problem; never a panic.
+        #[test]
+        fn no_value_panics(value in ".*", flag in 0..FLAGS.len()) {
+            let (before, name) = FLAGS[flag];
+            let arg = format!("{name}={value}");
+            let args = std::iter::once("neardup").chain(before.iter().copied());
+            if let Err(e) = Cli::try_parse_from(args.chain([arg.as_str()])) {
+                let text = e.render().to_string();
+                proptest::prop_assert!(text.starts_with("error: "), "{}", text);
+            }
+            let _ = parse_size(&value);
+            let _ = parse_threshold(&value);
         }
     }
 }

@@ -276,6 +276,23 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .any(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }
 
+/// `message` on one line: a control character (a newline in a file or
+/// field name the message quotes) is written as its escape, `\n`, so
+/// that every error and warning is exactly one line.
+pub fn one_line(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message.chars().any(char::is_control) {
+        return message.into();
+    }
+    message
+        .chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +346,14 @@ mod tests {
         let made = dir.path().join("made");
         Pending::create(dir.path()).unwrap().persist(&made).unwrap();
         assert_eq!(std::fs::metadata(&made).unwrap().permissions().mode(), want);
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(super::one_line("a 'b'"), "a 'b'");
+        assert_eq!(
+            super::one_line("field 'a\nb'\t\u{1b}"),
+            "field 'a\\nb'\\t\\u{1b}"
+        );
     }
 }

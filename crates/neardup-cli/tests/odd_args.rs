@@ -284,12 +284,47 @@ fn try_all(dir: &Dir, case: &Case, values: &[OsString]) -> usize {
         assert!(matches!(o.status.code(), Some(0..=2)), "{shown}");
         assert!(!err.contains("panicked"), "{shown}");
         if o.status.code() == Some(2) {
-            let first = err.lines().next().unwrap_or("");
-            assert!(
-                first.starts_with("error: ") || first.starts_with("neardup: error: "),
-                "{shown}"
-            );
+            // One line: the error, naming the flag or the input.
+            assert_eq!(err.lines().count(), 1, "{shown}");
+            assert!(err.starts_with("neardup: error: "), "{shown}");
         }
     }
     runs
+}
+
+/// A panic (a bug) prints one line naming the command and asking for a
+/// report, exit 101; with `RUST_BACKTRACE` set, Rust's own report.
+#[test]
+fn a_panic_is_one_line_asking_for_a_report() {
+    let dir = Dir::new();
+    let a = dir.write("a.txt", "some text");
+    let run = |backtrace: Option<&str>| {
+        let mut c = command(dir.root());
+        c.args(["normalize", &a]).env("NEARDUP_TEST_PANIC", "1");
+        match backtrace {
+            Some(v) => c.env("RUST_BACKTRACE", v),
+            None => c.env_remove("RUST_BACKTRACE"),
+        };
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    for quiet in [None, Some("0")] {
+        let (code, err) = run(quiet);
+        assert_eq!(code, Some(101), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("neardup normalize: internal error: forced by NEARDUP_TEST_PANIC at ")
+                && err.contains("please report it"),
+            "{err}"
+        );
+    }
+    let (code, err) = run(Some("1"));
+    assert_eq!(code, Some(101));
+    assert!(
+        err.contains("panicked at") && err.contains("stack backtrace"),
+        "{err}"
+    );
 }

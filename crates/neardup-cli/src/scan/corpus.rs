@@ -16,6 +16,7 @@ use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
 
 use super::ScanArgs;
+use crate::output::one_line;
 use crate::progress;
 
 /// One document: its id and where it came from.
@@ -133,7 +134,8 @@ impl<'a> Loader<'a> {
         }
         let walk = tree::walk(path, self.args.input.max_size, self.args.strict)?;
         for problem in &walk.skipped {
-            eprintln!("neardup: warning: {problem} (skipped)");
+            let problem = problem.to_string();
+            eprintln!("neardup: warning: {} (skipped)", one_line(&problem));
         }
         self.corpus.skipped += walk.skipped.len() as u64;
         let is_corpus = |(p, _): &(PathBuf, u64)| Format::is_corpus_name(p);
@@ -240,7 +242,8 @@ impl<'a> Loader<'a> {
                         Ok(text) => Ok(Some(signer.sign(&text))),
                         Err(e) if strict => Err(e.into()),
                         Err(e) => {
-                            eprintln!("neardup: warning: {e} (skipped)");
+                            let e = e.to_string();
+                            eprintln!("neardup: warning: {} (skipped)", one_line(&e));
                             Ok(None)
                         }
                     },
