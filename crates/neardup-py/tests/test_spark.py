@@ -227,3 +227,28 @@ def test_outputs_get_the_mode_of_a_new_file(tmp_path):
     assert out.read_text() == "a\nb\n"
     assert oct(os.stat(out).st_mode & 0o777) == oct(os.stat(plain).st_mode & 0o777)
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_driver_killed_while_writing_leaves_nothing(tmp_path):
+    """The outputs are unnamed files until all are complete: SIGKILL in the
+    middle of writing them leaves no file, new or temporary, and an output
+    that was there before keeps its old bytes."""
+    old = tmp_path / "clusters.jsonl"
+    old.write_text("old\n")
+    script = (
+        "import os, signal, sys\n"
+        "from neardup.spark import _write_atomically\n"
+        "def pieces():\n"
+        "    yield 'x' * 100000\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "_write_atomically([(sys.argv[1], lambda: iter(['a\\n'])), (sys.argv[2], pieces)])\n")
+    p = subprocess.run([sys.executable, "-c", script, str(tmp_path / "pairs.jsonl"), str(old)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == -9, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["clusters.jsonl"]
+    assert old.read_text() == "old\n"
+    # And whole, it replaces the old file and names the new one.
+    ns._write_atomically([(tmp_path / "pairs.jsonl", lambda: iter(["p\n"])),
+                          (old, lambda: iter(["new\n"]))])
+    assert old.read_text() == "new\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["clusters.jsonl", "pairs.jsonl"]

@@ -82,6 +82,57 @@ class ScanFrames:
         _write_atomically(jobs)
 
 
+def _unnamed_beside(folder):
+    """An unnamed file in ``folder`` (Linux's ``O_TMPFILE``), opened for
+    writing, with the mode a new file gets (0666 less the umask): until it
+    is linked into place it has no name, so a driver killed while writing
+    leaves nothing behind. None where the system or file system refuses."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError:
+        return None
+
+
+def _linkat(source, path):
+    """``linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW)``:
+    ``os.link`` calls plain ``link``, which does not follow the
+    ``/proc/self/fd`` link (CPython issue 85527). Linux only, as is
+    ``O_TMPFILE``; an error is the ``OSError`` of its errno
+    (``FileExistsError`` for an existing ``path``)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    if libc.linkat(at_fdcwd, os.fsencode(source), at_fdcwd, os.fsencode(path),
+                   at_symlink_follow) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e), path)
+
+
+def _link_into_place(fd, path):
+    """Gives the unnamed file ``fd`` the name ``path``: linked straight to
+    it when it is new, else linked under a hidden name and renamed over the
+    old file (a link cannot replace one)."""
+    source = "/proc/self/fd/%d" % fd
+    try:
+        _linkat(source, path)
+        return
+    except FileExistsError:
+        pass
+    folder, name = os.path.split(os.path.abspath(path))
+    while True:
+        hidden = os.path.join(folder, ".%s.%s.tmp" % (name, secrets.token_hex(6)))
+        try:
+            _linkat(source, hidden)
+            break
+        except FileExistsError:
+            continue
+    os.replace(hidden, path)
+
+
 def _temp_beside(folder, name):
     """A new temporary in ``folder``, opened for writing. Unlike
     ``tempfile.mkstemp`` (always 0600) it has the mode any new file gets,
@@ -97,19 +148,22 @@ def _temp_beside(folder, name):
 
 
 def _write_atomically(jobs):
-    """Writes each ``(path, pieces)`` to a temporary beside its path, then
-    renames them all into place once every one is complete, as ``neardup
-    scan`` does: a failed write leaves no output, not even a part of the
-    set. ``-`` is standard output."""
+    """Writes each ``(path, pieces)`` to an unnamed file beside its path
+    (a named temporary where the system has none), then puts them all into
+    place once every one is complete, as ``neardup scan`` does: a failed
+    write leaves no output, not even a part of the set, and a killed driver
+    leaves no file at all. ``-`` is standard output."""
     if sum(os.fspath(p) == "-" for p, _ in jobs) > 1:
         raise ValueError("only one output can go to standard output ('-')")
-    temps = {}
+    temps, done = {}, False
     try:
         for path, _ in jobs:
             path = os.fspath(path)
             if path != "-":
                 folder = os.path.dirname(os.path.abspath(path))
-                fd, tmp = _temp_beside(folder, os.path.basename(path))
+                fd, tmp = _unnamed_beside(folder), None
+                if fd is None:
+                    fd, tmp = _temp_beside(folder, os.path.basename(path))
                 temps[path] = (os.fdopen(fd, "w", encoding="utf-8", newline=""), tmp)
         for path, text in jobs:
             path = os.fspath(path)
@@ -119,14 +173,17 @@ def _write_atomically(jobs):
             f.flush()
             if f is not sys.stdout:
                 os.fsync(f.fileno())
-                f.close()
-        for path, (_, tmp) in temps.items():
-            os.replace(tmp, path)
-        temps = {}
+        for path, (f, tmp) in temps.items():
+            if tmp is None:
+                _link_into_place(f.fileno(), path)
+            else:
+                os.replace(tmp, path)
+        done = True
     finally:
         for f, tmp in temps.values():
             f.close()
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            if tmp is not None and not done:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
