@@ -47,7 +47,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
         e.exit();
     }
     // clap's lines: the error, its details (the missing arguments), tips,
-    // then usage and a pointer to --help, which the one line replaces.
+    // then usage and a pointer to --help, which the one line leaves out.
     let text = e.render().to_string();
     let mut line = String::new();
     for l in text.lines().map(str::trim) {
@@ -62,7 +62,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
             line.push_str(l);
         }
     }
-    eprintln!("neardup: error: {} (see --help)", output::one_line(&line));
+    eprintln!("neardup: error: {}", output::one_line(&line));
     ExitCode::from(2)
 }
 
