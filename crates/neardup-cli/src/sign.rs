@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use neardup::{Backend, Fingerprint, Params, SignatureRecord};
 use neardup_corpus::jsonl::Fields;
 use neardup_corpus::pipeline::{self, Signing};
-use neardup_corpus::source::{self, Columns};
+use neardup_corpus::source;
 use neardup_corpus::text::{at_most_one_stdin, display_name, read_text};
 
 use crate::args::SignArgs;
@@ -46,17 +46,14 @@ fn sign_corpus(
     backend: Backend,
     sink: &mut Sink,
 ) -> Result<()> {
-    let columns = Columns {
+    let fields = Fields {
         id: &args.id_field,
         text: &args.text_field,
+        lossy: args.input.lossy,
     };
-    let mut source = source::open(path, columns)?;
+    let mut source = source::open(path, fields.columns())?;
     let how = Signing {
-        fields: Fields {
-            id: &args.id_field,
-            text: &args.text_field,
-            lossy: args.input.lossy,
-        },
+        fields,
         params,
         backend,
     };
@@ -77,7 +74,7 @@ fn sign_corpus(
     let (mut docs, mut bytes) = (0u64, 0u64);
     pool.install(|| {
         pipeline::sign(
-            source.data.records(),
+            &mut source.data,
             &name,
             args.input.max_size,
             how,

@@ -43,7 +43,16 @@ pub struct Fields<'a> {
     pub lossy: bool,
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
+    /// The same fields as the columns of a Parquet file.
+    #[cfg(feature = "io")]
+    pub fn columns(self) -> crate::source::Columns<'a> {
+        crate::source::Columns {
+            id: self.id,
+            text: self.text,
+        }
+    }
+
     /// Parses one line, in a single pass: the id is kept as raw JSON, other
     /// fields are skipped without being built.
     pub fn parse<'l>(self, line: &Line<'l>) -> Result<Document<'l>> {

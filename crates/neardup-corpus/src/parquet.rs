@@ -150,7 +150,6 @@ impl RowBatch {
 /// writes for a Parquet input into a JSONL output.
 pub struct ParquetLines {
     rows: Rows,
-    keys: [String; 2],
     buf: Vec<u8>,
     pos: usize,
 }
@@ -158,10 +157,8 @@ pub struct ParquetLines {
 impl ParquetLines {
     /// The lines of `rows`.
     pub fn new(rows: Rows) -> ParquetLines {
-        let keys = rows.columns.clone();
         ParquetLines {
             rows,
-            keys,
             buf: Vec::new(),
             pos: 0,
         }
@@ -175,7 +172,8 @@ impl ParquetLines {
         let batch = batch?;
         self.buf.clear();
         self.pos = 0;
-        let keys = [self.keys[0].as_str(), self.keys[1].as_str()];
+        let [id, text] = &self.rows.columns;
+        let keys = [id.as_str(), text.as_str()];
         for row in batch.rows()? {
             crate::jsonl::write_line(&mut self.buf, keys, &row.id, row.text);
         }

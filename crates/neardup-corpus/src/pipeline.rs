@@ -8,7 +8,6 @@
 //! buffers, once grown, serve every later batch).
 
 use std::borrow::Cow;
-use std::io::BufRead;
 use std::ops::Range;
 use std::sync::{mpsc, Mutex};
 
@@ -17,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::jsonl::{Document, Fields};
 use crate::lines::{Batch, Batches, Line, Slices};
-use crate::parquet::{Row, RowBatch, Rows};
+use crate::parquet::{Row, RowBatch};
 use crate::source::Data;
 use crate::{Error, Result};
 
@@ -25,27 +24,6 @@ use crate::{Error, Result};
 /// enough to keep every thread busy, small enough that memory stays
 /// bounded however large the input is.
 pub const BATCH_BYTES: usize = 8 << 20;
-
-/// Where a corpus's records come from, borrowed from its [`Data`].
-pub enum Records<'m> {
-    /// A mapped JSONL file, cut where it lies.
-    Mapped(&'m memmap2::Mmap),
-    /// A JSONL stream, read into buffers.
-    Stream(&'m mut (dyn BufRead + Send)),
-    /// Parquet rows.
-    Rows(&'m mut Rows),
-}
-
-impl Data {
-    /// The records, for [`pipeline`] and [`sign`].
-    pub fn records(&mut self) -> Records<'_> {
-        match self {
-            Data::Mapped(map) => Records::Mapped(map),
-            Data::Stream(reader) => Records::Stream(&mut **reader),
-            Data::Rows(rows) => Records::Rows(rows),
-        }
-    }
-}
 
 /// One record of a corpus: a JSONL line, or a Parquet row.
 pub enum Record<'b> {
@@ -175,14 +153,14 @@ fn copied<'b>(records: &[Record<'_>], buf: &'b mut Vec<u8>) -> Vec<Record<'b>> {
 /// file are copied into.
 type Worker<S> = (S, Vec<u8>);
 
-/// Streams `records` through `work`, called on up to [`CHUNK_RECORDS`]
+/// Streams the records of `data` through `work`, called on up to [`CHUNK_RECORDS`]
 /// records at a time on the current rayon pool, giving one result per
 /// record, with a state made by `init` once per worker thread. Each
 /// result goes to `consume` in input order. The first error stops the
 /// stream; `name` names the input in messages, and a line over `max_line`
 /// bytes is one.
 pub fn pipeline<T: Send, S: Send, E: From<Error>>(
-    records: Records<'_>,
+    data: &mut Data,
     name: &str,
     max_line: u64,
     init: impl Fn() -> S + Sync + Send,
@@ -193,40 +171,48 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
         let (tx, rx) = mpsc::sync_channel::<Result<Chunk<'_>>>(2);
         // Used buffers go back to the reader, to be read into again.
         let (give_back, given_back) = mpsc::channel::<Vec<u8>>();
-        let mapped = match &records {
-            Records::Mapped(map) => Some(*map),
-            _ => None,
+        // The reader thread: it cuts (reads, decompresses, decodes) the
+        // next batch while the pool works on this one.
+        let mapped = match data {
+            Data::Mapped(map) => {
+                let map: &memmap2::Mmap = map;
+                s.spawn(move || {
+                    for batch in Slices::new(map, BATCH_BYTES, max_line) {
+                        let batch = batch.map(Chunk::Lines).map_err(|e| Error::io(name, &e));
+                        if tx.send(batch).is_err() {
+                            break;
+                        }
+                    }
+                });
+                Some(map)
+            }
+            Data::Stream(reader) => {
+                s.spawn(move || {
+                    let mut batches = Batches::new(reader, BATCH_BYTES).max_line(max_line);
+                    while let Some(batch) = batches.next() {
+                        let batch = batch.map(Chunk::Lines).map_err(|e| Error::io(name, &e));
+                        if tx.send(batch).is_err() {
+                            break;
+                        }
+                        while let Ok(buffer) = given_back.try_recv() {
+                            batches.recycle(buffer);
+                        }
+                    }
+                });
+                None
+            }
+            Data::Rows(rows) => {
+                s.spawn(move || {
+                    for batch in rows {
+                        let batch = batch.map(Chunk::Rows).map_err(|e| Error::read(name, e));
+                        if tx.send(batch).is_err() {
+                            break;
+                        }
+                    }
+                });
+                None
+            }
         };
-        s.spawn(move || match records {
-            Records::Mapped(map) => {
-                for batch in Slices::new(map, BATCH_BYTES, max_line) {
-                    let batch = batch.map(Chunk::Lines).map_err(|e| Error::io(name, &e));
-                    if tx.send(batch).is_err() {
-                        break;
-                    }
-                }
-            }
-            Records::Stream(reader) => {
-                let mut batches = Batches::new(reader, BATCH_BYTES).max_line(max_line);
-                while let Some(batch) = batches.next() {
-                    let batch = batch.map(Chunk::Lines).map_err(|e| Error::io(name, &e));
-                    if tx.send(batch).is_err() {
-                        break;
-                    }
-                    while let Ok(buffer) = given_back.try_recv() {
-                        batches.recycle(buffer);
-                    }
-                }
-            }
-            Records::Rows(rows) => {
-                for batch in rows {
-                    let batch = batch.map(Chunk::Rows).map_err(|e| Error::read(name, e));
-                    if tx.send(batch).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
         // One state per worker thread: a thread only ever locks its own,
         // and `work` never waits on the pool, so no lock is contended.
         let states: Vec<Mutex<Option<Worker<S>>>> = (0..rayon::current_num_threads())
@@ -314,7 +300,7 @@ pub struct Signing<'a> {
 /// goes to `consume` in input order. A record that is not a document
 /// stops the stream with its error, in its place.
 pub fn sign<T: Send, E: From<Error>>(
-    records: Records<'_>,
+    data: &mut Data,
     name: &str,
     max_line: u64,
     how: Signing<'_>,
@@ -338,7 +324,7 @@ pub fn sign<T: Send, E: From<Error>>(
             .collect()
     };
     let init = || Signer::new(how.params, how.backend);
-    pipeline(records, name, max_line, init, work, consume)
+    pipeline(data, name, max_line, init, work, consume)
 }
 
 #[cfg(test)]

@@ -121,6 +121,14 @@ fn special(m: &std::fs::Metadata) -> &'static str {
 mod tests {
     use super::*;
 
+    /// The files `walk` lists under `d`, as paths below it.
+    fn names(d: &Path, w: &Walk) -> Vec<String> {
+        w.files
+            .iter()
+            .map(|(p, _)| p.strip_prefix(d).unwrap().to_str().unwrap().to_owned())
+            .collect()
+    }
+
     #[test]
     fn lists_files_in_path_order_and_skips_big_ones() {
         let dir = tempfile::tempdir().unwrap();
@@ -134,20 +142,10 @@ mod tests {
         std::fs::create_dir(d.join("_temporary")).unwrap();
         std::fs::write(d.join("_temporary/x.txt"), "x").unwrap();
         let w = walk(d, 5, false).unwrap();
-        let names: Vec<_> = w
-            .files
-            .iter()
-            .map(|(p, _)| p.strip_prefix(d).unwrap().to_str().unwrap().to_owned())
-            .collect();
-        assert_eq!(names, ["a.txt", "b/a.txt", "b/c/z.txt"]);
+        assert_eq!(names(d, &w), ["a.txt", "b/a.txt", "b/c/z.txt"]);
         assert_eq!(w.skipped.len(), 1);
         assert!(walk(d, 5, true).is_err());
     }
-}
-
-#[cfg(test)]
-mod order_tests {
-    use super::*;
 
     /// The whole path decides, bytewise: `a-b.txt` before the directory
     /// `a`'s files, where a sort of path components puts `a/` first.
@@ -160,11 +158,6 @@ mod order_tests {
             std::fs::write(d.join(f), f).unwrap();
         }
         let w = walk(d, 100, true).unwrap();
-        let names: Vec<_> = w
-            .files
-            .iter()
-            .map(|(p, _)| p.strip_prefix(d).unwrap().to_str().unwrap().to_owned())
-            .collect();
-        assert_eq!(names, ["a-b.txt", "a.txt", "a/x.txt", "b.txt"]);
+        assert_eq!(names(d, &w), ["a-b.txt", "a.txt", "a/x.txt", "b.txt"]);
     }
 }

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use neardup::{Backend, Fingerprint, Params, Signer};
 use neardup_corpus::jsonl::Fields;
 use neardup_corpus::pipeline::{self, Signing};
-use neardup_corpus::source::{self, Columns as Fieldnames};
+use neardup_corpus::source;
 use neardup_corpus::text::{self, display_name};
 use neardup_corpus::{format::Format, id, lines::Line, order, tree, Error};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -134,9 +134,10 @@ struct Signed {
 /// order. A corpus file (JSONL plain, gzip or zstd, or Parquet, told by its
 /// first bytes) is read by `neardup-corpus`'s pipeline on one thread;
 /// with `text=True` the file is one text document whose id is its name.
-/// `name` (default: `path`) is how the file is named in ids and messages:
-/// the path the user gave, where `path` may be made absolute for a task
-/// that runs in another directory.
+/// `name` (default: `path`) is how the file is named in ids and in the
+/// messages about its lines: the path the user gave, where `path` may be
+/// made absolute for a task that runs in another directory (a file that
+/// cannot be opened is named by `path`, the one that was tried).
 /// A bad line stops the iteration with the `ValueError` `neardup scan`
 /// prints.
 #[pyclass(module = "neardup")]
@@ -174,17 +175,14 @@ fn read(
     if text {
         return send_text(path, name, params, lossy, max_size, tx);
     }
-    let columns = Fieldnames {
+    let fields = Fields {
         id: id_field,
         text: text_field,
+        lossy,
     };
-    let mut source = source::open(Path::new(path), columns).map_err(|e| renamed(e, path, name))?;
+    let mut source = source::open(Path::new(path), fields.columns())?;
     let how = Signing {
-        fields: Fields {
-            id: id_field,
-            text: text_field,
-            lossy,
-        },
+        fields,
         params,
         backend: Backend::detect(),
     };
@@ -196,7 +194,7 @@ fn read(
     let make = |raw, fp| Ok((id::canonical(raw)?, fp));
     one.install(|| {
         pipeline::sign(
-            source.data.records(),
+            &mut source.data,
             name,
             max_size,
             how,
@@ -333,7 +331,7 @@ fn send_text(
         max_size,
         mmap: false,
     };
-    let text = text::read_text(Path::new(path), &opts).map_err(|e| renamed(e, path, name))?;
+    let text = text::read_text(Path::new(path), &opts)?;
     let fp = Signer::new(params, Backend::detect()).sign(&text);
     let _ = tx.send(Ok(Message::Batch(Signed {
         numbers: vec![0],
@@ -341,15 +339,6 @@ fn send_text(
         fps: vec![fp],
     })));
     Ok(())
-}
-
-/// `e`, naming the file `name` where it named it `path`.
-fn renamed(e: Error, path: &str, name: &str) -> Error {
-    match e {
-        Error::Read { name: n, problem } if n == path => Error::read(name, problem),
-        Error::Refused(m) => Error::Refused(m.replace(&format!("'{path}'"), &format!("'{name}'"))),
-        e => e,
-    }
 }
 
 /// `sign_lines(values, starts, state, name, id_field="id",

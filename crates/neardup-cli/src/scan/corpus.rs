@@ -10,7 +10,7 @@ use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
 use neardup_corpus::format::Format;
 use neardup_corpus::jsonl::Fields;
 use neardup_corpus::pipeline::{self, Record, Signing};
-use neardup_corpus::source::{self, Columns};
+use neardup_corpus::source;
 use neardup_corpus::text::{display_name, is_stdin, read_text};
 use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
@@ -268,22 +268,19 @@ impl<'a> Loader<'a> {
     /// first line), in parallel batches.
     fn jsonl(&mut self, path: &Path, input: u32) -> Result<(Kind, Format, Vec<PathBuf>)> {
         let name = display_name(path);
-        let columns = Columns {
+        let fields = Fields {
             id: &self.args.id_field,
             text: &self.args.text_field,
+            lossy: self.args.input.lossy,
         };
-        let mut source = source::open(path, columns)?;
+        let mut source = source::open(path, fields.columns())?;
         let cap = self.args.input.max_size.saturating_add(2);
         let kind = match source.holds_signatures(&name, cap)? {
             true => Kind::Signatures,
             false => Kind::Documents,
         };
         let how = Signing {
-            fields: Fields {
-                id: &self.args.id_field,
-                text: &self.args.text_field,
-                lossy: self.args.input.lossy,
-            },
+            fields,
             params: self.params,
             backend: self.backend,
         };
@@ -295,7 +292,7 @@ impl<'a> Loader<'a> {
             bar.set_message(format!("{} docs", me.corpus.docs.len()));
             Ok(())
         };
-        let records = source.data.records();
+        let records = &mut source.data;
         match kind {
             Kind::Signatures => {
                 let params = self.params;
