@@ -1,0 +1,11 @@
+//! DOCX: not yet read (a reader is being written).
+
+use crate::{Error, Limits};
+
+pub(crate) fn extract(
+    _bytes: &[u8],
+    _limits: &Limits,
+    _warnings: &mut Vec<String>,
+) -> Result<String, Error> {
+    Err(Error::Unsupported("DOCX is not read yet"))
+}

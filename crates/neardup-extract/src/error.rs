@@ -1,0 +1,58 @@
+//! Why a file gave no text. Messages are one line, lowercase, and do not
+//! name the file: the adapter says `reading 'essay.docx': ` before them.
+
+use std::fmt;
+
+/// A file that could not be read as the format it was taken for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A plain text (or HTML) that is not UTF-8.
+    Text(neardup::Error),
+    /// The file is encrypted (a password-protected PDF or Office file).
+    Encrypted,
+    /// A PDF whose pages hold no text, only images.
+    NoTextLayer,
+    /// A well-formed file of a kind that is not a text document: `a
+    /// spreadsheet`, `a presentation`, `a zip archive`.
+    NotADocument(&'static str),
+    /// A file neardup cannot read, with the whole reason and its remedy.
+    Unsupported(&'static str),
+    /// The file is broken: `not a valid DOCX file: PROBLEM`.
+    Corrupt {
+        /// The format it was read as (`DOCX`).
+        format: &'static str,
+        /// What is broken, quoting the part where there is one.
+        problem: String,
+    },
+    /// The file would expand past a cap of [`crate::Limits`]; the message
+    /// names the cap and the option that raises it, if any.
+    Limit(String),
+}
+
+impl Error {
+    /// `not a valid FORMAT file: PROBLEM`.
+    pub(crate) fn corrupt(format: &'static str, problem: impl fmt::Display) -> Error {
+        Error::Corrupt {
+            format,
+            problem: problem.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Text(e) => write!(f, "{e}"),
+            Error::Encrypted => write!(f, "encrypted, not supported"),
+            Error::NoTextLayer => write!(f, "has no text layer (scanned pages?): OCR it first"),
+            Error::Unsupported(message) => write!(f, "{message}"),
+            Error::NotADocument(kind) => write!(f, "{kind}, not a text document"),
+            Error::Corrupt { format, problem } => {
+                write!(f, "not a valid {format} file: {problem}")
+            }
+            Error::Limit(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
