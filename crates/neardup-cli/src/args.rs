@@ -62,6 +62,9 @@ pub enum Command {
     /// Find, verify and cluster every near-duplicate pair of a corpus, in bounded memory.
     #[command(after_help = AFTER_HELP.as_str())]
     Scan(ScanArgs),
+    /// Print the text neardup compares for a document (DOCX, ODT, EPUB, HTML, PDF, RTF or text).
+    #[command(after_help = AFTER_HELP.as_str())]
+    Extract(ExtractArgs),
 }
 
 /// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).
@@ -89,6 +92,22 @@ pub struct InputArgs {
     /// when no other program changes the files meanwhile.
     #[arg(long)]
     pub mmap: bool,
+    /// Read every file as this format instead of detecting it from its
+    /// content (text, docx, odt, epub, html, pdf, rtf). Needed for HTML in
+    /// a file not named .html/.htm/.xhtml.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: Option<neardup_extract::Format>,
+}
+
+/// A `--format` value: one of [`neardup_extract::Format::name`]'s names.
+fn parse_format(s: &str) -> Result<neardup_extract::Format, String> {
+    neardup_extract::Format::from_name(s).ok_or_else(|| {
+        let names: Vec<_> = neardup_extract::Format::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        format!("expected one of {}, got '{s}'", names.join(", "))
+    })
 }
 
 impl InputArgs {
@@ -98,6 +117,7 @@ impl InputArgs {
             lossy: self.lossy,
             max_size: self.max_size,
             mmap: self.mmap,
+            format: self.format,
         }
     }
 }
@@ -276,6 +296,22 @@ pub struct NormalizeArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The document (- for standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print one JSON object: the file, its format, the extractor version,
+    /// the warnings and the text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the text (or the JSON) to FILE, atomically, instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Parses `123`, `64K`, `10M`, `4G` (binary multiples): ASCII digits and

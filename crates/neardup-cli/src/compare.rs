@@ -8,19 +8,20 @@ use neardup::{Backend, Comparison, Doc, Params};
 use crate::args::CompareArgs;
 use crate::explain;
 use crate::output::{print, write_atomic};
-use neardup_corpus::text::{at_most_one_stdin, display_name, read_text};
+use neardup_corpus::text::{at_most_one_stdin, display_name, read_document};
 
 pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
-    let a = read_text(&args.a, &args.input.options())?;
-    let b = read_text(&args.b, &args.input.options())?;
+    let da = read_document(&args.a, &args.input.options())?;
+    let db = read_document(&args.b, &args.input.options())?;
+    let (a, b) = (&*da.text, &*db.text);
     let c = compare_in_parallel(&a, &b, params, backend)?;
     let evidence = args
         .explain
         .explain
-        .then(|| neardup::explain(&a, &b, params))
+        .then(|| neardup::explain(a, b, params))
         .transpose()?;
     // Microsecond resolution: finer digits would be noise.
     let elapsed_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
@@ -30,16 +31,23 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         write_atomic(path, c.receipt.canonical().as_bytes())?;
     }
     let names = [display_name(&args.a), display_name(&args.b)];
+    let warnings = crate::extract::warnings(&[(&names[0], &da), (&names[1], &db)], params.k());
     let out = if args.json {
         let mut out = to_json(&c, &names, elapsed_ms);
+        if !warnings.is_empty() {
+            out["warnings"] = warnings.into();
+        }
         if let Some(e) = &evidence {
             explain::add_json(&mut out, e);
         }
         out.to_string() + "\n"
     } else {
+        for w in &warnings {
+            eprintln!("neardup: warning: {}", crate::output::one_line(w));
+        }
         let mut out = human(&c, &names, elapsed_ms);
         if let Some(e) = &evidence {
-            out += &explain::human(e, &a, params.k(), &args.explain);
+            out += &explain::human(e, a, params.k(), &args.explain);
         }
         out
     };

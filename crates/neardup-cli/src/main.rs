@@ -6,6 +6,7 @@
 mod args;
 mod compare;
 mod explain;
+mod extract;
 mod normalize;
 mod output;
 mod progress;
@@ -129,5 +130,6 @@ fn run(cli: &Cli, backend: Backend) -> anyhow::Result<ExitCode> {
         Command::Sign(a) => sign::run(a, backend).map(|()| ExitCode::SUCCESS),
         Command::Normalize(a) => normalize::run(a).map(|()| ExitCode::SUCCESS),
         Command::Scan(a) => scan::run(a, backend).map(|()| ExitCode::SUCCESS),
+        Command::Extract(a) => extract::run(a).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -153,6 +153,12 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
                 corpus.skipped,
                 docs as f64 / total.as_secs_f64().max(1e-9)
             );
+            if let (count @ 1.., Some(first)) = &corpus.caveats {
+                eprintln!(
+                    "  warning: {count} text file(s) that word shingles cannot compare, first {}",
+                    crate::output::one_line(first)
+                );
+            }
             eprintln!(
                 "  lsh: {} bands × {} rows ({} of {} slots), threshold {}, miss probability at the threshold {:.4}%",
                 banding.bands(),

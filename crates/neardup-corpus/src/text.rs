@@ -1,9 +1,12 @@
-//! One text file (or standard input) read as one document: strict or
-//! lossy UTF-8, size-capped.
+//! One file (or standard input) read as one document: a plain text
+//! (strict or lossy UTF-8), or a Word, OpenDocument, EPUB, HTML, PDF or
+//! RTF file whose text `neardup_extract` extracts; size-capped.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+
+use neardup_extract::Format;
 
 use crate::{Error, Result};
 
@@ -17,6 +20,24 @@ pub struct Options {
     /// Map a large file instead of reading it, trusting that no other
     /// process rewrites it meanwhile (see [`read_text`]).
     pub mmap: bool,
+    /// Read every file as this format instead of detecting it from its
+    /// content (`--format`).
+    pub format: Option<Format>,
+}
+
+impl Options {
+    /// What `neardup_extract` is told: the format, lossy decoding, and
+    /// `max_size` as the cap on what a document may expand to.
+    pub fn extract(&self) -> neardup_extract::Options {
+        neardup_extract::Options {
+            format: self.format,
+            lossy: self.lossy,
+            limits: neardup_extract::Limits {
+                max_size: self.max_size,
+                ..neardup_extract::Limits::default()
+            },
+        }
+    }
 }
 
 /// Whether `path` names standard input.
@@ -135,6 +156,53 @@ impl std::ops::Deref for Text {
     }
 }
 
+/// A document read from a file: its text, the format it was read as, and
+/// what the extractor warned about.
+pub struct Document {
+    /// The text that is compared (the extracted text of a document).
+    pub text: Text,
+    /// The format the file was read as.
+    pub format: Format,
+    /// The extractor's warnings, one line each (empty for plain text).
+    pub warnings: Vec<String>,
+}
+
+impl Document {
+    fn plain(text: Text) -> Document {
+        Document {
+            text,
+            format: Format::Text,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The text of `bytes`, a file called `name`: decoded if it is plain
+/// text, extracted if it is a document.
+pub fn extract(bytes: Vec<u8>, name: &str, opts: &Options) -> Result<Document> {
+    let hint = (name != "-").then_some(name);
+    let format = match opts.format {
+        Some(format) => format,
+        None => neardup_extract::format::detect(&bytes, hint)
+            .map_err(|e| Error::read(name, e.to_string()))?,
+    };
+    if format == Format::Text {
+        return decode(bytes, name, opts.lossy).map(|t| Document::plain(Text::Owned(t)));
+    }
+    let extract = Options {
+        format: Some(format),
+        ..*opts
+    }
+    .extract();
+    let got = neardup_extract::extract(&bytes, hint, &extract)
+        .map_err(|e| Error::read(name, e.to_string()))?;
+    Ok(Document {
+        text: Text::Owned(got.text),
+        format: got.format,
+        warnings: got.warnings,
+    })
+}
+
 /// Files from this size on are mapped instead of read, with `--mmap`.
 const MAP_FROM: u64 = 4 << 20;
 
@@ -146,6 +214,12 @@ const MAP_FROM: u64 = 4 << 20;
 /// reading copies it into fresh memory, a page fault per 4 KiB, about a
 /// tenth of the time `neardup sign` takes on a 100 MB text.
 pub fn read_text(path: &Path, opts: &Options) -> Result<Text> {
+    read_document(path, opts).map(|d| d.text)
+}
+
+/// Reads one file as a document: [`read_text`] for plain text, and the
+/// extracted text of a document file ([`extract`]).
+pub fn read_document(path: &Path, opts: &Options) -> Result<Document> {
     let name = display_name(path);
     let meta = (opts.mmap && !is_stdin(path))
         .then(|| std::fs::metadata(path).ok())
@@ -160,15 +234,20 @@ pub fn read_text(path: &Path, opts: &Options) -> Result<Text> {
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(open_err)?;
         if map.len() as u64 == meta.len() {
+            let plain = match opts.format {
+                Some(format) => format == Format::Text,
+                None => neardup_extract::format::detect(&map, Some(&name)) == Ok(Format::Text),
+            };
             return match neardup::utf8(&map) {
-                Ok(_) => Ok(Text::Mapped(map)),
-                // Refused, or replaced with --lossy, as a read text is.
-                Err(_) => decode(map.to_vec(), &name, opts.lossy).map(Text::Owned),
+                Ok(_) if plain => Ok(Document::plain(Text::Mapped(map))),
+                // Refused, replaced with --lossy, or extracted, as a read
+                // file is.
+                _ => extract(map.to_vec(), &name, opts),
             };
         }
         // The file changed since its size was read: reading it checks
         // the size again.
     }
     let bytes = read_bytes(path, opts.max_size, "the --max-size limit")?;
-    decode(bytes, &name, opts.lossy).map(Text::Owned)
+    extract(bytes, &name, opts)
 }

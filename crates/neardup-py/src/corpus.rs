@@ -330,6 +330,7 @@ fn send_text(
         lossy,
         max_size,
         mmap: false,
+        format: None,
     };
     let text = text::read_text(Path::new(path), &opts)?;
     let fp = Signer::new(params, Backend::detect()).sign(&text);

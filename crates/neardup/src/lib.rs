@@ -24,6 +24,7 @@ pub use signature::{h0, Signature};
 pub use verdict::Verdict;
 
 // Documents and comparisons: the owned values adapters hold.
+mod caveat;
 mod compare;
 mod digest;
 mod doc;
@@ -32,6 +33,7 @@ mod record;
 mod signer;
 mod text;
 
+pub use caveat::Caveat;
 pub use compare::{compare, compare_with, Comparison, Estimate, Report};
 pub use digest::Digest;
 pub use doc::Doc;

@@ -11,7 +11,7 @@ use neardup_corpus::format::Format;
 use neardup_corpus::jsonl::Fields;
 use neardup_corpus::pipeline::{self, Record, Signing};
 use neardup_corpus::source;
-use neardup_corpus::text::{display_name, is_stdin, read_text};
+use neardup_corpus::text::{display_name, is_stdin, read_document};
 use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
 
@@ -70,6 +70,9 @@ pub struct Corpus {
     pub refs: u32,
     /// Files skipped with a warning.
     pub skipped: u64,
+    /// Text files of a directory that word shingles cannot compare
+    /// ([`neardup::Caveat`]), and the first one's name and caveat.
+    pub caveats: (u64, Option<String>),
 }
 
 impl Corpus {
@@ -110,6 +113,7 @@ impl<'a> Loader<'a> {
                 inputs: Vec::new(),
                 refs: 0,
                 skipped: 0,
+                caveats: (0, None),
             },
             ids: HashMap::new(),
             collided: HashMap::new(),
@@ -234,12 +238,20 @@ impl<'a> Loader<'a> {
         let (params, backend, strict) = (self.params, self.backend, self.args.strict);
         let opts = self.args.input.options();
         for chunk in files.chunks(256) {
-            let signed: Vec<Result<Option<Fingerprint>>> = chunk
+            type Signed = Option<(Fingerprint, Option<neardup::Caveat>)>;
+            let signed: Vec<Result<Signed>> = chunk
                 .par_iter()
                 .map_init(
                     || Signer::new(params, backend),
-                    |signer, (path, _)| match read_text(path, &opts) {
-                        Ok(text) => Ok(Some(signer.sign(&text))),
+                    |signer, (path, _)| match read_document(path, &opts) {
+                        Ok(doc) => {
+                            for w in &doc.warnings {
+                                let w = format!("'{}': {w}", display_name(path));
+                                eprintln!("neardup: warning: {}", one_line(&w));
+                            }
+                            let caveat = neardup::Caveat::of(&doc.text, params.k());
+                            Ok(Some((signer.sign(&doc.text), caveat)))
+                        }
                         Err(e) if strict => Err(e.into()),
                         Err(e) => {
                             let e = e.to_string();
@@ -251,10 +263,15 @@ impl<'a> Loader<'a> {
                 .collect();
             for ((path, size), fp) in chunk.iter().zip(signed) {
                 bar.inc(*size);
-                let Some(fp) = fp? else {
+                let Some((fp, caveat)) = fp? else {
                     self.corpus.skipped += 1;
                     continue;
                 };
+                if let Some(caveat) = caveat {
+                    let (count, first) = &mut self.corpus.caveats;
+                    *count += 1;
+                    first.get_or_insert_with(|| format!("'{}': {caveat}", display_name(path)));
+                }
                 let id = id::of_str(&display_name(path));
                 self.push(id, fp, input, 0)?;
                 kept.push(path.clone());
