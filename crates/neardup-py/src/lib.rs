@@ -19,6 +19,7 @@ mod batch;
 mod compare;
 mod corpus;
 mod error;
+mod extract;
 mod fingerprint;
 mod interrupt;
 mod normalize;
@@ -40,6 +41,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("ALGORITHM", neardup::ALGORITHM)?;
     m.add("UNICODE_VERSION", format_unicode())?;
+    m.add("EXTRACTOR_VERSION", neardup_extract::VERSION)?;
     m.add_class::<batch::SignatureBatch>()?;
     m.add_class::<compare::Comparison>()?;
     m.add_class::<corpus::CorpusReader>()?;
@@ -59,6 +61,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(corpus::is_skipped_name, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::sign_lines, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::sort_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(extract::extract, m)?)?;
+    m.add_function(wrap_pyfunction!(extract::from_file, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::sign, m)?)?;
     m.add_function(wrap_pyfunction!(normalize::normalize, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan, m)?)?;

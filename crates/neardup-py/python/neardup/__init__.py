@@ -7,6 +7,7 @@ a receipt made here is the CLI's receipt, byte for byte. See the stubs
 
 from ._neardup import (
     ALGORITHM,
+    EXTRACTOR_VERSION,
     UNICODE_VERSION,
     Comparison,
     Fingerprint,
@@ -18,6 +19,8 @@ from ._neardup import (
     SignatureBatch,
     cluster_lines,
     compare,
+    extract,
+    from_file,
     ids_json,
     list_lines,
     normalize,
@@ -35,6 +38,7 @@ except Exception:  # not installed as a distribution (a bare build)
 
 __all__ = [
     "ALGORITHM",
+    "EXTRACTOR_VERSION",
     "UNICODE_VERSION",
     "Comparison",
     "Fingerprint",
@@ -46,6 +50,8 @@ __all__ = [
     "SignatureBatch",
     "cluster_lines",
     "compare",
+    "extract",
+    "from_file",
     "ids_json",
     "list_lines",
     "normalize",

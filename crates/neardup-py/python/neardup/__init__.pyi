@@ -10,6 +10,7 @@ so: Ctrl-C stops them with ``KeyboardInterrupt`` (from the main thread;
 a call from another thread runs to its end). An internal error is a
 ``RuntimeError`` naming the call.
 """
+import os
 
 from typing import Any, Iterable, Iterator, Literal, Optional, Tuple, Union
 
@@ -41,6 +42,25 @@ class MalformedReceipt(ValueError):
 def normalize(text: str) -> str:
     """The normalized text (lowercase, whitespace collapsed and trimmed):
     exactly the text whose SHA-256 is ``normalized_sha256``."""
+
+EXTRACTOR_VERSION: str
+"""The version of the document text rules (EXTRACT.md), ``neardup-extract-v1``."""
+
+def extract(data: bytes, format: str | None = None, *, name: str | None = None,
+            lossy: bool = False, max_size: int = 4 << 30) -> str:
+    """The text neardup compares for a document's bytes (DOCX, ODT, EPUB,
+    HTML, PDF, RTF or plain text), by the rules of ``EXTRACT.md``: the text
+    ``neardup extract`` prints. The format is detected from the content
+    unless given (``"docx"``, ``"odt"``, ``"epub"``, ``"html"``, ``"pdf"``,
+    ``"rtf"``, ``"text"``); ``name`` only tells HTML from plain text.
+    Raises ``ValueError`` with the CLI's one-line message for a file that
+    gives no text (encrypted, no text layer, corrupt, over ``max_size``).
+    Runs with the GIL released."""
+
+def from_file(path: str | os.PathLike[str], format: str | None = None, *,
+              lossy: bool = False, max_size: int = 4 << 30) -> str:
+    """The text of a file, read as ``neardup compare`` reads it: plain
+    text, or a document's extracted text (see :func:`extract`)."""
 
 def compare(a: str, b: str, k: int = 5, n: int = 128) -> "Comparison":
     """Compares text ``a`` with text ``b`` (the order matters for the receipt).
