@@ -56,7 +56,7 @@ pub struct CollectionRequest {
 ///
 /// Returns `{"ok": true, "k", "n", "threshold", "bands", "rows",
 /// "miss_probability", "documents": [{"id", "shingles", "signed"}],
-/// "skipped": [{"id", "error"}], "pairs": [PAIR], "pairs_jsonl",
+/// "skipped": [{"id", "error"}], "warnings": [{"id", "warning"}], "pairs": [PAIR], "pairs_jsonl",
 /// "groups", "clusters", "clusters_jsonl", "map"}`. Each `PAIR` is
 /// `{"a", "b", "matches", "similarity", "jaccard", "verdict", "receipt",
 /// "receipt_sha256"}` with `a < b` document numbers (indices into
@@ -106,14 +106,27 @@ fn run(
     let total = data.len() as u64;
     let mut done = 0;
     let (mut ids, mut docs, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    let mut warnings = Vec::new();
     for (id, bytes) in inputs {
         progress(CollectionStage::Sign, done, total);
-        match neardup::decode(bytes.to_vec(), req.lossy) {
-            Ok(text) => {
-                docs.push(Doc::new(&text, params));
+        // The same reading as `neardup scan` gives a directory's files: a
+        // document's extracted text, a plain text decoded.
+        match crate::decode(bytes.to_vec(), id, Some(id), req.lossy) {
+            Ok(d) => {
+                warnings.extend(d.warnings.iter().map(|w| json!({"id": id, "warning": w})));
+                if let Some(caveat) = neardup::Caveat::of(&d.text, params.k()) {
+                    warnings.push(json!({"id": id, "warning": caveat.to_string()}));
+                }
+                docs.push(Doc::new(&d.text, params));
                 ids.push(id);
             }
-            Err(e) => skipped.push(json!({"id": id, "error": e.to_string()})),
+            Err(e) => {
+                // The id is in its own field, and the collection has its
+                // own lossy switch.
+                let e = e.strip_prefix(&format!("{id}: ")).unwrap_or(&e);
+                let e = e.strip_suffix(crate::decode::LOSSY_HINT).unwrap_or(e);
+                skipped.push(json!({"id": id, "error": e}));
+            }
         }
         done += bytes.len() as u64;
     }
@@ -183,6 +196,7 @@ fn run(
             "signed": f.signature.is_some(),
         })).collect::<Vec<_>>(),
         "skipped": skipped,
+        "warnings": warnings,
         "pairs": pairs,
         "pairs_jsonl": pairs_jsonl,
         "groups": outcome.clusters,

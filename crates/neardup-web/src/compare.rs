@@ -4,6 +4,8 @@ use neardup::{normalize, Backend, Comparison, Doc, Error, Params, ShingleSet};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use neardup_extract::Format;
+
 use crate::{decode, Stage};
 
 /// What the page sends besides the two texts' bytes.
@@ -20,6 +22,10 @@ pub struct CompareRequest {
     /// How to name the documents in messages (file names, or "document A").
     #[serde(default)]
     pub names: Option<[String; 2]>,
+    /// The documents' file names (`None` for typed text): they tell HTML
+    /// from plain text, as a path does for the CLI.
+    #[serde(default)]
+    pub files: [Option<String>; 2],
 }
 
 /// Compares document A with document B (the order matters).
@@ -37,7 +43,8 @@ pub fn compare(
 ) -> Value {
     let run = || -> Result<Value, (&'static str, String)> {
         let params = params(&req.k, &req.n)?;
-        let texts = decode_both(texts, req.lossy, req.names.as_ref(), progress)?;
+        let how = (req.lossy, req.names.as_ref(), &req.files);
+        let (texts, notes) = decode_both(texts, how, params.k(), progress)?;
         let c = comparison(texts, params, progress)?;
         let names = req
             .names
@@ -45,6 +52,7 @@ pub fn compare(
             .map_or(["document A", "document B"], |n| [&n[0], &n[1]]);
         let mut out = serde_json::to_value(c.report(names)).unwrap_or_default();
         out["ok"] = true.into();
+        notes.add_to(&mut out);
         Ok(out)
     };
     run().unwrap_or_else(|(field, error)| failure(field, &error))
@@ -81,20 +89,55 @@ fn whole(s: &str, what: &'static str, field: &'static str) -> Result<u64, (&'sta
     Ok(s.parse::<u64>().unwrap_or(u64::MAX))
 }
 
-/// Decodes both documents, naming the one that fails.
+/// How the two documents were read: their formats and what a reader
+/// should know before trusting a verdict on them.
+pub(crate) struct Notes {
+    pub(crate) formats: [Format; 2],
+    /// The extractor's warnings and each text's [`neardup::Caveat`],
+    /// `NAME: WARNING`.
+    warnings: Vec<String>,
+}
+
+impl Notes {
+    /// Adds `formats`, `extractor` and `warnings` to a result object.
+    pub(crate) fn add_to(&self, out: &mut Value) {
+        out["formats"] = json!([self.formats[0].name(), self.formats[1].name()]);
+        out["extractor"] = neardup_extract::VERSION.into();
+        out["warnings"] = json!(self.warnings);
+    }
+
+    /// Whether either text was extracted from a document.
+    pub(crate) fn extracted(&self) -> bool {
+        self.formats.iter().any(|f| *f != Format::Text)
+    }
+}
+
+/// Decodes (or extracts) both documents, naming the one that fails; `k`
+/// is the shingle size the caveats are about.
 pub(crate) fn decode_both(
     texts: [Vec<u8>; 2],
-    lossy: bool,
-    names: Option<&[String; 2]>,
+    (lossy, names, files): (bool, Option<&[String; 2]>, &[Option<String>; 2]),
+    k: usize,
     progress: &mut dyn FnMut(Stage),
-) -> Result<[String; 2], (&'static str, String)> {
+) -> Result<([String; 2], Notes), (&'static str, String)> {
     let [a, b] = texts;
     let name = |i: usize| names.map_or(["document A", "document B"][i], |n| n[i].as_str());
     progress(Stage::Decode(0));
-    let a = decode(a, name(0), lossy).map_err(|e| ("a", e))?;
+    let a = decode(a, name(0), files[0].as_deref(), lossy).map_err(|e| ("a", e))?;
     progress(Stage::Decode(1));
-    let b = decode(b, name(1), lossy).map_err(|e| ("b", e))?;
-    Ok([a, b])
+    let b = decode(b, name(1), files[1].as_deref(), lossy).map_err(|e| ("b", e))?;
+    let mut warnings = Vec::new();
+    for (i, d) in [&a, &b].into_iter().enumerate() {
+        warnings.extend(d.warnings.iter().map(|w| format!("{}: {w}", name(i))));
+        if let Some(caveat) = neardup::Caveat::of(&d.text, k) {
+            warnings.push(format!("{}: {caveat}", name(i)));
+        }
+    }
+    let notes = Notes {
+        formats: [a.format, b.format],
+        warnings,
+    };
+    Ok(([a.text, b.text], notes))
 }
 
 /// [`neardup::compare`], step by step so that the page can show progress,

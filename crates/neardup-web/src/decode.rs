@@ -1,22 +1,71 @@
-//! Bytes to text: strict UTF-8, or lossy only when the user asks (SPEC §1).
+//! Bytes to text: a plain text decoded (strict UTF-8, or lossy only when
+//! the user asks, SPEC §1), or a document's text extracted by
+//! `neardup_extract`, exactly as the CLI reads files.
 
-/// Decodes one document. Strict by default; with `lossy`, each invalid
-/// sequence becomes U+FFFD exactly as the WHATWG decoder does (Rust's lossy
-/// decoder replaces the same maximal subparts), which is what
-/// `neardup --lossy` does too.
+use neardup_extract::{Format, Limits, Options};
+
+/// What a plain text's UTF-8 error adds: the page's way to read it anyway.
+pub(crate) const LOSSY_HINT: &str =
+    ". Tick \u{201c}Replace invalid UTF-8\u{201d} to decode it lossily.";
+
+/// A document's text and how it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// The text that is compared.
+    pub text: String,
+    /// The format the bytes were read as.
+    pub format: Format,
+    /// The extractor's warnings, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// Reads one document. `file` is its file name, if it came from a file:
+/// it tells HTML from plain text, as the CLI's path does. Plain text is
+/// strict by default; with `lossy`, each invalid sequence becomes U+FFFD
+/// exactly as the WHATWG decoder does (Rust's lossy decoder replaces the
+/// same maximal subparts), which is what `neardup --lossy` does too.
 ///
-/// The error names the document and the first bad byte, in words a page can
+/// The error names the document and the problem, in words a page can
 /// show as they are.
 ///
 /// ```
 /// use neardup_web::decode;
-/// assert_eq!(decode(b"caf\xc3\xa9".to_vec(), "A", false).unwrap(), "café");
-/// let e = decode(b"caf\xe9".to_vec(), "notes.txt", false).unwrap_err();
+/// assert_eq!(decode(b"caf\xc3\xa9".to_vec(), "A", None, false).unwrap().text, "café");
+/// let e = decode(b"caf\xe9".to_vec(), "notes.txt", None, false).unwrap_err();
 /// assert!(e.starts_with("notes.txt: invalid UTF-8 at byte 3"));
-/// assert_eq!(decode(b"caf\xe9".to_vec(), "A", true).unwrap(), "caf\u{fffd}");
+/// assert_eq!(decode(b"caf\xe9".to_vec(), "A", None, true).unwrap().text, "caf\u{fffd}");
+/// let html = decode(b"<p>caf\xc3\xa9</p>".to_vec(), "A", Some("a.txt"), false).unwrap();
+/// assert_eq!(html.format.name(), "text");
 /// ```
-pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String, String> {
-    neardup::decode(bytes, lossy).map_err(|e| {
-        format!("{name}: {e}. Tick \u{201c}Replace invalid UTF-8\u{201d} to decode it lossily.")
+pub fn decode(
+    bytes: Vec<u8>,
+    name: &str,
+    file: Option<&str>,
+    lossy: bool,
+) -> Result<Decoded, String> {
+    let format =
+        neardup_extract::format::detect(&bytes, file).map_err(|e| format!("{name}: {e}"))?;
+    if format == Format::Text {
+        let text = neardup::decode(bytes, lossy).map_err(|e| format!("{name}: {e}{LOSSY_HINT}"))?;
+        return Ok(Decoded {
+            text,
+            format,
+            warnings: Vec::new(),
+        });
+    }
+    let opts = Options {
+        format: Some(format),
+        lossy,
+        // The browser's memory is the cap: a wasm32 heap holds at most 4 GiB.
+        limits: Limits {
+            max_size: 1 << 30,
+            ..Limits::default()
+        },
+    };
+    let got = neardup_extract::extract(&bytes, file, &opts).map_err(|e| format!("{name}: {e}"))?;
+    Ok(Decoded {
+        text: got.text,
+        format: got.format,
+        warnings: got.warnings,
     })
 }

@@ -27,6 +27,10 @@ pub struct ExplainRequest {
     /// How to name the documents in messages.
     #[serde(default)]
     pub names: Option<[String; 2]>,
+    /// The documents' file names (`None` for typed text): they tell HTML
+    /// from plain text, as a path does for the CLI.
+    #[serde(default)]
+    pub files: [Option<String>; 2],
 }
 
 /// Finds the passages document A shares with document B
@@ -56,7 +60,8 @@ pub fn explain(
 ) -> Value {
     let run = || -> Result<Value, (&'static str, String)> {
         let params = shingle_size(&req.k)?;
-        let [a, b] = decode_both(texts, req.lossy, req.names.as_ref(), progress)?;
+        let how = (req.lossy, req.names.as_ref(), &req.files);
+        let ([a, b], notes) = decode_both(texts, how, params.k(), progress)?;
         progress(Stage::Explain);
         let e = neardup::explain(&a, &b, params).map_err(|e| ("a", e.to_string()))?;
         let shown = longest_in_order(&e, req.max_passages.unwrap_or(DEFAULT_MAX_PASSAGES));
@@ -74,8 +79,14 @@ pub fn explain(
                 })
             })
             .collect();
-        Ok(json!({
+        // A document's extracted text is what the page shows and
+        // highlights; a plain text the page decodes itself.
+        let extracted = |i: usize, text: &str| {
+            (notes.formats[i] != neardup_extract::Format::Text).then(|| text.to_owned())
+        };
+        let mut out = json!({
             "ok": true,
+            "extracted": [extracted(0, &a), extracted(1, &b)],
             "k": params.k(),
             "words": [e.words_a, e.words_b],
             "shared_words": [e.shared_words_a, e.shared_words_b],
@@ -83,7 +94,9 @@ pub fn explain(
             "passages_total": e.passages.len(),
             "longest": e.passages.iter().map(|p| p.words).max().unwrap_or(0),
             "passages": passages,
-        }))
+        });
+        notes.add_to(&mut out);
+        Ok(out)
     };
     run().unwrap_or_else(|(field, error)| failure(field, &error))
 }

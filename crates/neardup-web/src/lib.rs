@@ -31,7 +31,7 @@ mod verify;
 
 pub use collection::{collection, CollectionRequest, DEFAULT_MAP_LIMIT};
 pub use compare::{compare, CompareRequest};
-pub use decode::decode;
+pub use decode::{decode, Decoded};
 pub use explain::{explain, ExplainRequest, DEFAULT_MAX_PASSAGES};
 pub use stage::{CollectionStage, Stage};
 pub use verify::{verify, VerifyRequest};

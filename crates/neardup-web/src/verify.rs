@@ -25,6 +25,10 @@ pub struct VerifyRequest {
     /// How to name the documents in messages.
     #[serde(default)]
     pub names: Option<[String; 2]>,
+    /// The documents' file names (`None` for typed text): they tell HTML
+    /// from plain text, as a path does for the CLI.
+    #[serde(default)]
+    pub files: [Option<String>; 2],
 }
 
 /// Recomputes the receipt from the texts with the supplied receipt's own
@@ -59,7 +63,8 @@ pub fn verify(texts: [Vec<u8>; 2], req: &VerifyRequest, progress: &mut dyn FnMut
             Err(e) => return failure("sha256", &format!("expected receipt hash: {e}")),
         },
     };
-    let texts = match decode_both(texts, req.lossy, req.names.as_ref(), progress) {
+    let how = (req.lossy, req.names.as_ref(), &req.files);
+    let (texts, notes) = match decode_both(texts, how, claimed.params.k(), progress) {
         Ok(t) => t,
         Err((field, e)) => return failure(field, &e),
     };
@@ -71,6 +76,14 @@ pub fn verify(texts: [Vec<u8>; 2], req: &VerifyRequest, progress: &mut dyn FnMut
     let mut out = serde_json::to_value(&v).unwrap_or_default();
     out["ok"] = true.into();
     out["status"] = if v.verified { "VERIFIED" } else { "MISMATCH" }.into();
+    notes.add_to(&mut out);
+    if !v.verified && notes.extracted() {
+        out["note"] = format!(
+            "A text was extracted from a document by {}: a receipt made over text extracted by another version verifies only with that version, or against the saved text (neardup extract).",
+            neardup_extract::VERSION
+        )
+        .into();
+    }
     out
 }
 

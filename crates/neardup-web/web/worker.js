@@ -183,7 +183,9 @@ async function run(msg) {
     // lossy, and WHATWG's replacement is the core's (see decode.rs). The
     // BOM is kept: the core's offsets count it.
     const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-    result.texts = texts.map((t) => decoder.decode(t));
+    // A document's text was extracted by the core, and comes back with
+    // the result.
+    result.texts = texts.map((t, i) => result.extracted[i] ?? decoder.decode(t));
   }
   post({ type: 'result', result });
 }

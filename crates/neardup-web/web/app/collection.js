@@ -174,7 +174,11 @@ function showCollection(r) {
   const notes = [];
   if (r.skipped.length) {
     const list = r.skipped.slice(0, 5).map((s) => `${s.id} (${s.error})`).join('; ');
-    notes.push(`Skipped ${fmtInt(r.skipped.length)} file${r.skipped.length === 1 ? '' : 's'} that ${r.skipped.length === 1 ? 'is' : 'are'} not valid UTF-8, as neardup scan does: ${list}${r.skipped.length > 5 ? '; …' : ''}. Tick “Replace invalid UTF-8” to read them lossily, as --lossy does.`);
+    notes.push(`Skipped ${fmtInt(r.skipped.length)} file${r.skipped.length === 1 ? '' : 's'} that could not be read, as neardup scan does: ${list}${r.skipped.length > 5 ? '; …' : ''}. Tick “Replace invalid UTF-8” to read invalid UTF-8 lossily, as --lossy does.`);
+  }
+  if (r.warnings.length) {
+    const list = r.warnings.slice(0, 3).map((w) => `${w.id}: ${w.warning}`).join('; ');
+    notes.push(`Warnings for ${fmtInt(r.warnings.length)} document${r.warnings.length === 1 ? '' : 's'}: ${list}${r.warnings.length > 3 ? '; …' : ''}.`);
   }
   if (r.pairs.length > MAX_ROWS) notes.push(`The table shows the ${fmtInt(MAX_ROWS)} most similar of ${fmtInt(r.pairs.length)} pairs, to keep the page responsive; the downloads hold every pair.`);
   $('collection-note').textContent = notes.join(' ');

@@ -1,6 +1,6 @@
 // The Compare tab: the verdict, the figures and the receipt of A and B.
 import { $, saveText, showError } from './dom.js';
-import { documents, names } from './documents.js';
+import { documents, files, names } from './documents.js';
 import { fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
 import { selectTab } from './tabs.js';
@@ -36,7 +36,7 @@ $('compare-form').addEventListener('submit', async (e) => {
     job = await runJob('compare', {
       op: 'compare',
       docs: documents(),
-      request: { k: raw('k'), n: raw('n'), lossy: $('lossy').checked, names: names() },
+      request: { k: raw('k'), n: raw('n'), lossy: $('lossy').checked, names: names(), files: files() },
     });
   } catch (err) {
     result.dataset.state = 'error';
@@ -64,6 +64,10 @@ $('compare-form').addEventListener('submit', async (e) => {
   v.textContent = r.verdict;
   v.dataset.verdict = r.verdict;
   $('verdict-why').textContent = VERDICT_WHY[r.verdict];
+  const read = r.formats.map((f, i) => (f === 'text' ? null : `${'AB'[i]} was read as ${f.toUpperCase()}`)).filter(Boolean);
+  const notes = [...(read.length ? [`${read.join(', ')} (text extracted by ${r.extractor}).`] : []), ...r.warnings.map((w) => `Warning: ${w}.`)];
+  $('compare-notes').textContent = notes.join(' ');
+  $('compare-notes').hidden = !notes.length;
   $('matches').textContent = r.matches === null ? '—' : String(r.matches);
   $('n-out').textContent = String(r.n);
   $('similarity').textContent = r.similarity === null

@@ -16,6 +16,15 @@ function updateCount(key) {
   }
 }
 
+/** A document format that has no readable preview, told by its first bytes (EXTRACT.md). */
+function documentKind(b) {
+  const starts = (s) => s.split('').every((c, i) => b[i] === c.charCodeAt(0));
+  if (starts('PK\x03\x04')) return 'a zipped document (DOCX, ODT or EPUB)';
+  if (starts('{\\rtf')) return 'an RTF document';
+  const head = new TextDecoder('latin1').decode(b.subarray(0, 1024));
+  return head.includes('%PDF-') ? 'a PDF document' : null;
+}
+
 /** Makes `file` document `key`; `label` names it (a collection id), else its file name. */
 export async function setFile(key, file, label) {
   const d = docs[key];
@@ -30,8 +39,12 @@ export async function setFile(key, file, label) {
     d.savedText = area.value;
     area.readOnly = true;
     area.setAttribute('aria-readonly', 'true');
-    const head = await file.slice(0, 4096).text();
-    if (d.file === file) area.value = head + (file.size > 4096 ? '\n…' : '');
+    const bytes = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
+    const kind = documentKind(bytes);
+    const head = kind
+      ? `(${kind}: its text is extracted when you run; the Evidence tab shows it)`
+      : new TextDecoder().decode(bytes) + (file.size > 4096 ? '\n…' : '');
+    if (d.file === file) area.value = head;
   } else {
     area.readOnly = false;
     area.removeAttribute('aria-readonly');
@@ -77,4 +90,6 @@ window.addEventListener('drop', (e) => e.preventDefault());
 export function documents() {
   return ['a', 'b'].map((key) => (docs[key].file ? { file: docs[key].file } : { text: $(`text-${key}`).value }));
 }
+/** The documents' file names (null for typed text): they tell HTML from plain text. */
+export const files = () => ['a', 'b'].map((key) => (docs[key].file ? docs[key].file.name : null));
 export const names = () => ['a', 'b'].map((key) => (docs[key].file ? `'${docs[key].label}' (document ${key.toUpperCase()})` : `document ${key.toUpperCase()}`));

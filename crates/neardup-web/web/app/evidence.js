@@ -1,6 +1,6 @@
 // The Evidence tab: the passages A and B share, highlighted side by side.
 import { $, showError } from './dom.js';
-import { documents, names } from './documents.js';
+import { documents, files, names } from './documents.js';
 import { fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
 
@@ -197,7 +197,7 @@ $('evidence-form').addEventListener('submit', async (e) => {
     job = await runJob('explain', {
       op: 'explain',
       docs: documents(),
-      request: { k, max_passages: MAX_PASSAGES, lossy: $('lossy').checked, names: names() },
+      request: { k, max_passages: MAX_PASSAGES, lossy: $('lossy').checked, names: names(), files: files() },
     });
   } catch (err) {
     view.dataset.state = 'error';

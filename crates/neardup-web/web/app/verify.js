@@ -1,6 +1,6 @@
 // The Verify tab: a receipt checked against documents A and B.
 import { $ } from './dom.js';
-import { documents, names } from './documents.js';
+import { documents, files, names } from './documents.js';
 import { fmtBytes } from './format.js';
 import { runJob } from './job.js';
 
@@ -69,7 +69,7 @@ $('verify-form').addEventListener('submit', async (e) => {
     job = await runJob('verify', {
       op: 'verify',
       docs: documents(),
-      request: { receipt: $('verify-receipt').value, sha256: $('verify-sha256').value, lossy: $('lossy').checked, names: names() },
+      request: { receipt: $('verify-receipt').value, sha256: $('verify-sha256').value, lossy: $('lossy').checked, names: names(), files: files() },
     });
   } catch (err) {
     showStatus('ERROR', `Could not verify: ${err.message}`);
@@ -81,6 +81,6 @@ $('verify-form').addEventListener('submit', async (e) => {
   else if (r.status === 'VERIFIED') showStatus('VERIFIED', `— the receipt matches documents A and B (${r.verdict}). Receipt SHA-256 ${r.receipt_sha256}`);
   else {
     const n = r.mismatches.length;
-    showStatus('MISMATCH', `— ${n} field${n === 1 ? '' : 's'} differ: the receipt was not made from these documents with these settings.`, r.mismatches);
+    showStatus('MISMATCH', `— ${n} field${n === 1 ? '' : 's'} differ: the receipt was not made from these documents with these settings.${r.note ? ` ${r.note}` : ''}`, r.mismatches);
   }
 });
