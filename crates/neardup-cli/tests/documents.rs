@@ -128,7 +128,7 @@ fn spreadsheets_presentations_and_other_zips_are_refused_by_name() {
         (
             "old.doc",
             &ole,
-            "a legacy .doc, or an encrypted Office file",
+            "an OLE compound file (a legacy .doc, or an encrypted Office file)",
         ),
     ] {
         let a = d.write(name, bytes);
