@@ -182,6 +182,62 @@ def test_a_mixed_directory_equals_neardup_scan(cli, spark, mixed, tmp_path):
         assert got[x] == want[x], x
 
 
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "neardup-extract", "tests",
+                        "fixtures")
+DOCUMENT_ENDINGS = (".docx", ".odt", ".epub", ".html", ".pdf", ".rtf")
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory):
+    """A folder of documents made by LibreOffice, pandoc and Chromium (the
+    extractor's committed fixtures), a text file holding one document's
+    extracted text (an IDENTICAL pair across formats), and files `neardup
+    scan` skips: invalid UTF-8 and a spreadsheet."""
+    d = tmp_path_factory.mktemp("documents") / "docs"
+    d.mkdir()
+    found = []
+    for root, _, names in os.walk(FIXTURES):
+        for name in sorted(names):
+            if name.endswith(DOCUMENT_ENDINGS) and "bad" not in root:
+                src = os.path.join(root, name)
+                dst = d / (os.path.basename(root) + "-" + name)
+                dst.write_bytes(open(src, "rb").read())
+                found.append(dst)
+    assert len(found) >= 5, "the extractor's fixtures are missing: %s" % FIXTURES
+    docx = next(p for p in found if p.suffix == ".docx")
+    (d / "copy-of-docx.txt").write_text(neardup.from_file(str(docx)), encoding="utf-8")
+    (d / "latin1.txt").write_bytes(b"caf\xe9 au lait, not UTF-8")
+    xlsx = next((os.path.join(r, n) for r, _, ns_ in os.walk(FIXTURES) for n in ns_
+                 if n.endswith(".xlsx")), None)
+    if xlsx:
+        (d / "sheet.xlsx").write_bytes(open(xlsx, "rb").read())
+    return d
+
+
+@pytest.mark.parametrize("remote", [False, True], ids=["local", "binaryFile"])
+def test_a_directory_of_documents_equals_neardup_scan(cli, spark, documents, tmp_path,
+                                                      monkeypatch, remote):
+    """DOCX, ODT, EPUB, HTML, PDF and RTF files in one folder: Spark writes
+    the CLI's bytes, reading them through the crate (a local path) or
+    through Spark's binaryFile source (the path a remote URI takes; here
+    Hadoop's local file system under a file:// URI)."""
+    want = run_cli_scan(cli, tmp_path, [documents], {"threshold": "0.75"})
+    assert '"verdict":"IDENTICAL"' in want["pairs"]
+    assert "copy-of-docx.txt" in want["pairs"]
+    assert "latin1.txt" not in want["keep"] + want["drop"]
+    path = str(documents)
+    if remote:
+        monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+        path = "file://" + path
+    out = ns.scan_files(spark, [path], threshold="0.75")
+    got = spark_files(out, tmp_path)
+    if remote:
+        # Ids are the paths as given: the URI's scheme is part of them.
+        got = {x: v.replace("file://" + str(documents), str(documents)) for x, v in got.items()}
+    for x in OUTPUTS:
+        assert got[x] == want[x], x
+
+
 def test_bad_input_names_the_file_and_line(spark, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "text": "a b c"}\n\n{"id": 2}\n', encoding="utf-8")

@@ -12,10 +12,16 @@ text document whose id is its path. Each file is then signed:
 - a gzip or zstd JSONL file, a Parquet file and a text file are read whole
   by one task through ``_neardup.CorpusReader``, the crate's pipeline.
 
+A file that cannot be read as a document (invalid UTF-8, an encrypted
+PDF, a spreadsheet) is skipped with a warning on the task's stderr, as
+``neardup scan`` skips it, so the other documents keep the CLI's numbers.
+
 A remote input (``hdfs://``, ``s3a://``, ...) is listed with Hadoop's file
-system, in the crate's order; its files must be JSONL (plain, or gzip by
-name), read by Spark's text reader. Other remote data reaches the scan as a
-DataFrame (:func:`neardup.spark.scan`).
+system, in the crate's order. Its JSONL files (plain, or gzip by name) are
+read by Spark's text reader; every other file is one document, read by
+Spark's ``binaryFile`` source and extracted by ``neardup.extract`` (plain
+text, DOCX, ODT, EPUB, HTML, PDF, RTF), its id its path. Remote zstd and
+Parquet corpora reach the scan as a DataFrame (:func:`neardup.spark.scan`).
 """
 
 import os
@@ -125,8 +131,11 @@ def _remote_files(spark, path):
 
 def _remote_kind(rel, name):
     # Spark's text reader splits plain JSONL and decompresses gzip by name;
-    # the crate reads the rest, and only local files.
-    if _neardup.is_corpus_name(rel) and not rel.endswith((".zst", ".parquet")):
+    # binaryFile reads documents; the crate reads other corpora, and only
+    # local files.
+    if not _neardup.is_corpus_name(rel):
+        return "document"
+    if not rel.endswith((".zst", ".parquet")):
         return "jsonl"
     raise ValueError("'%s': neardup.spark reads remote inputs as JSONL (plain or .gz); "
                      "copy other files to a local path, or pass a DataFrame to "
@@ -163,6 +172,41 @@ def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n):
     return lines.mapInArrow(sign, schema)
 
 
+def _skip(name, error):
+    print("neardup.spark: warning: reading '%s': %s (skipped)" % (name, error), file=sys.stderr)
+
+
+def _sign_documents(spark, files, k, n):
+    """Signs files that are one document each, read by Spark's
+    ``binaryFile`` source: ``files`` holds ``(src, file_index, uri, name)``
+    rows, ``uri`` as Hadoop lists it (binaryFile's ``path`` is the same
+    string). A document's group is its file."""
+    schema = _signed_schema(T.StringType())
+    arrow = _arrow_schema(schema)
+    where = {uri: (src, g1, name) for src, g1, uri, name in files}
+
+    def sign(batches):
+        for b in batches:
+            for uri, content in zip(_column(b, "path").to_pylist(),
+                                    _column(b, "content").to_pylist()):
+                src, g1, name = where[uri]
+                try:
+                    text = _neardup.extract(content, name=name)
+                except ValueError as e:
+                    _skip(name, e)
+                    continue
+                ids = _neardup.ids_json([name])
+                cols = _sign_fields(pa.array([text], type=pa.large_string()), k, n)
+                cols.update(
+                    src=np.full(1, src, dtype=np.int32), g1=np.full(1, g1, dtype=np.int64),
+                    g2=np.zeros(1, dtype=np.int64), pos=np.zeros(1, dtype=np.int64),
+                    id_json=ids, id=ids)
+                yield _batch(arrow, cols)
+
+    docs = spark.read.format("binaryFile").load([uri for _, _, uri, _ in files])
+    return docs.select("path", "content").mapInArrow(sign, schema)
+
+
 def _sign_whole(spark, files, id_field, text_field, k, n):
     """Signs files that are read whole, one task each at most: ``files``
     holds ``(src, file_index, path, name, is_text)`` rows. A document's group
@@ -175,9 +219,18 @@ def _sign_whole(spark, files, id_field, text_field, k, n):
             rows = zip(*(_column(b, c).to_pylist() for c in ("src", "g1", "path", "name", "text")))
             for src, g1, path, name, text in rows:
                 pos = 0
-                for _, ids, sigs in _neardup.CorpusReader(
-                        path, name=name, id_field=id_field, text_field=text_field, k=k, n=n,
-                        text=text):
+                reader = _neardup.CorpusReader(
+                    path, name=name, id_field=id_field, text_field=text_field, k=k, n=n,
+                    text=text)
+                if text:
+                    # One document: an unreadable one is skipped, as
+                    # `neardup scan` skips it.
+                    try:
+                        reader = list(reader)
+                    except ValueError as e:
+                        _skip(name, str(e).removeprefix("reading '%s': " % name))
+                        continue
+                for _, ids, sigs in reader:
                     size = len(ids)
                     cols = _fingerprint_columns(sigs)
                     cols.update(
@@ -199,7 +252,7 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=5, n=128
     documents as ``neardup scan`` does: ``against`` first, then ``inputs``,
     each file in line (row) order; blank lines are skipped. Returns the
     signed documents, one row each, that :func:`scan_files` scans."""
-    frames, whole = [], []
+    frames, whole, documents = [], [], []
     index = 0
     for src, paths in ((0, against), (1, inputs)):
         for path in paths:
@@ -207,11 +260,15 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=5, n=128
                 if kind == "jsonl":
                     frames.append(_sign_jsonl(spark, f, name, src, index, id_field, text_field,
                                               k, n))
+                elif kind == "document":
+                    documents.append((src, index, f, name))
                 else:
                     whole.append((src, index, f, name, kind == "text"))
                 index += 1
     if whole:
         frames.append(_sign_whole(spark, whole, id_field, text_field, k, n))
+    if documents:
+        frames.append(_sign_documents(spark, documents, k, n))
     if not frames:
         raise ValueError("no input")
     signed = frames[0]
