@@ -11,16 +11,10 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { artifacts, launch, openPage, pagePath, root, serve } from './harness.mjs';
+import { artifacts, cliPath, download, launch, openPage, pagePath, runCollection as run, serve } from './harness.mjs';
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
-/** The command line, built once: NEARDUP_BIN, or `cargo build --release -p neardup-cli`. */
-function cliPath() {
-  if (process.env.NEARDUP_BIN) return process.env.NEARDUP_BIN;
-  execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'neardup-cli'], { cwd: root, stdio: 'inherit' });
-  return join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'neardup');
-}
 let neardup;
 const cli = (cwd, args) => execFileSync(neardup, ['scan', '--quiet', ...args], { cwd, maxBuffer: 1 << 28 }).toString('utf8');
 
@@ -105,23 +99,6 @@ after(async () => {
 
 const shot = (name, p = page) => p.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 
-/** Runs the Collection tab on what it holds; returns the result's data-state. */
-async function run(p, { k = 5, n = 128, threshold = '0.35' } = {}) {
-  await p.click('#tab-collection');
-  await p.fill('#collection-k', String(k));
-  await p.fill('#collection-n', String(n));
-  await p.fill('#collection-threshold', threshold);
-  await p.evaluate(() => (document.getElementById('collection-result').dataset.state = 'pending'));
-  await p.click('#collection-run');
-  await p.waitForFunction(() => !['pending', 'running'].includes(document.getElementById('collection-result').dataset.state), null, { timeout: 120_000 });
-  return p.getAttribute('#collection-result', 'data-state');
-}
-
-async function download(p, id) {
-  const event = p.waitForEvent('download');
-  await p.click(id);
-  return readFileSync(await (await event).path(), 'utf8');
-}
 
 /** The pairs table's rows as the tests read them. */
 const rows = (p) => p.$$eval('#collection-pairs tbody tr', (trs) => trs.map((tr) => ({ ...tr.dataset, cells: Array.from(tr.cells, (c) => c.textContent) })));

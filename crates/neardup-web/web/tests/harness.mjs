@@ -2,6 +2,7 @@
 // Chromium through playwright-core, a loopback static server that logs every
 // request, and page actions by the page's stable element ids.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -185,4 +186,30 @@ export function vectorDoc(c, key) {
   if (c[key] !== undefined) return { text: c[key] };
   const rel = c[`${key}_file`];
   return { bytes: readFileSync(join(vectorsDir, rel)), name: rel.split('/').pop() };
+}
+
+/** The command line, built once: NEARDUP_BIN, or `cargo build --release -p neardup-cli`. */
+export function cliPath() {
+  if (process.env.NEARDUP_BIN) return process.env.NEARDUP_BIN;
+  execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'neardup-cli'], { cwd: root, stdio: 'inherit' });
+  return join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'neardup');
+}
+
+/** Runs the Collection tab on what it holds; returns the result's data-state. */
+export async function runCollection(p, { k = 5, n = 128, threshold = '0.35' } = {}) {
+  await p.click('#tab-collection');
+  await p.fill('#collection-k', String(k));
+  await p.fill('#collection-n', String(n));
+  await p.fill('#collection-threshold', threshold);
+  await p.evaluate(() => (document.getElementById('collection-result').dataset.state = 'pending'));
+  await p.click('#collection-run');
+  await p.waitForFunction(() => !['pending', 'running'].includes(document.getElementById('collection-result').dataset.state), null, { timeout: 120_000 });
+  return p.getAttribute('#collection-result', 'data-state');
+}
+
+/** Clicks the download button `id`; returns the downloaded file's text. */
+export async function download(p, id) {
+  const event = p.waitForEvent('download');
+  await p.click(id);
+  return readFileSync(await (await event).path(), 'utf8');
 }
