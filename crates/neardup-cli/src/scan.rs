@@ -166,7 +166,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
                 banding.bands() * banding.rows(),
                 params.n(),
                 args.threshold,
-                100.0 * banding.miss_probability(args.threshold)
+                100.0 * plan.miss_probability()
             );
             eprintln!(
                 "  identical groups: {} ({} documents)",

@@ -91,7 +91,7 @@ impl ScanPlan {
     /// The probability that a pair exactly at the threshold shares no band.
     #[getter]
     fn miss_probability(&self) -> f64 {
-        self.0.banding().miss_probability(self.0.threshold())
+        self.0.miss_probability()
     }
 
     /// The map side: `(band, key, doc)` arrays, one record per band of each

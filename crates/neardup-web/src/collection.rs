@@ -189,7 +189,7 @@ fn run(
         "threshold": threshold.to_string(),
         "bands": banding.bands(),
         "rows": banding.rows(),
-        "miss_probability": banding.miss_probability(threshold),
+        "miss_probability": plan.miss_probability(),
         "documents": ids.iter().zip(&fps).map(|(id, f)| json!({
             "id": id,
             "shingles": f.shingles,

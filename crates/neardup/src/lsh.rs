@@ -71,6 +71,14 @@ impl Threshold {
         10_000 * u64::from(matches) >= u64::from(self.0) * n as u64
     }
 
+    /// The fewest agreeing slots out of `n` that reach the threshold: at
+    /// least 1, since a threshold is above 0.
+    pub fn min_matches(self, n: usize) -> u32 {
+        // ⌈bp·n / 10000⌉, in integers.
+        let need = (u64::from(self.0) * n as u64).div_ceil(10_000);
+        (need as u32).max(1)
+    }
+
     /// The threshold as a fraction, for display and for the miss estimate.
     pub fn as_f64(self) -> f64 {
         f64::from(self.0) / 10_000.0
@@ -162,6 +170,39 @@ impl Banding {
             .unwrap_or(Banding { bands: n, rows: 1 })
     }
 
+    /// The banding that misses no pair at or over `threshold`, by the
+    /// pigeonhole rule: a pair that reaches the threshold agrees on at
+    /// least `m` of the `n` slots, so it disagrees on at most `n − m`. Cut
+    /// into `n − m + 1` bands, at least one band holds no disagreement, and
+    /// the pair meets in that band's bucket. The candidates are then all
+    /// the pairs brute force over every pair would report, proven, not
+    /// probable; the price is shorter bands, so more candidates to check.
+    ///
+    /// ```
+    /// use neardup::{Banding, Threshold};
+    /// let t = Threshold::NEAR_DUPLICATE;
+    /// let b = Banding::exact(t, 128); // 96 of 128 slots: at most 32 differ
+    /// assert_eq!((b.bands(), b.rows()), (33, 3));
+    /// assert!(b.misses_none(t, 128));
+    /// assert!(!Banding::for_threshold(t, 128).misses_none(t, 128));
+    /// ```
+    pub fn exact(threshold: Threshold, n: usize) -> Banding {
+        let n = n.max(1);
+        let bands = n - threshold.min_matches(n) as usize + 1;
+        Banding {
+            bands,
+            rows: n / bands,
+        }
+    }
+
+    /// Whether this banding misses no pair that reaches `threshold` with
+    /// `n` slots (the pigeonhole rule of [`Banding::exact`]): it has more
+    /// bands than a reported pair can have disagreeing slots. Slots past
+    /// `bands·rows` only take disagreements away from the bands.
+    pub fn misses_none(self, threshold: Threshold, n: usize) -> bool {
+        self.bands > n.saturating_sub(threshold.min_matches(n) as usize)
+    }
+
     /// The number of bands `b`.
     pub fn bands(self) -> usize {
         self.bands
@@ -173,7 +214,9 @@ impl Banding {
     }
 
     /// `(1 - t^r)^b`: the probability that a pair whose slots agree with
-    /// probability `t` shares no band, under MinHash's model.
+    /// probability `t` shares no band, under MinHash's model. (An
+    /// [`exact`](Banding::exact) banding misses nothing whatever this says:
+    /// see [`Banding::misses_none`].)
     pub fn miss_probability(self, threshold: Threshold) -> f64 {
         let t = threshold.as_f64();
         let mut all_rows = 1.0;

@@ -205,6 +205,26 @@ mod tests {
             }
         }
 
+        /// With exact recall's pigeonhole bands (several rows each) the
+        /// scan equals brute force too, at every threshold the issue names
+        /// and two signature lengths.
+        #[test]
+        fn exact_recall_equals_brute_force(
+            seed in proptest::collection::vec((0u8..6, any::<u8>(), any::<u8>()), 0..DOCS),
+            refs in 0u32..6,
+        ) {
+            for (bp, n) in [(5000, 32), (7500, 32), (9000, 32), (7500, 128), (9000, 128)] {
+                let plan = Plan::exact(Params::new(3, n).unwrap(), Threshold::from_basis_points(bp).unwrap());
+                prop_assert!(plan.misses_none() && plan.banding().rows() > 1 || bp == 5000);
+                let fps = corpus(&seed, plan.params());
+                let refs = refs.min(fps.len() as u32);
+                let got = run(&fps, refs, &plan).unwrap();
+                let mut truth = brute_force(&fps, refs, &plan);
+                truth.sort_unstable();
+                prop_assert_eq!(&got.pairs, &truth);
+            }
+        }
+
         /// With the chosen banding the scan reports a subset of brute
         /// force: never a false positive.
         #[test]

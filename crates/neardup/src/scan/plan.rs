@@ -44,6 +44,32 @@ impl Plan {
         }
     }
 
+    /// The plan that misses no pair: [`Banding::exact`]'s pigeonhole
+    /// bands, so the pairs are those brute force over all pairs reports.
+    pub fn exact(params: Params, threshold: Threshold) -> Plan {
+        Plan {
+            params,
+            threshold,
+            banding: Banding::exact(threshold, params.n()),
+        }
+    }
+
+    /// Whether no pair at or over the threshold can be missed.
+    pub fn misses_none(&self) -> bool {
+        self.banding.misses_none(self.threshold, self.params.n())
+    }
+
+    /// The probability that a pair exactly at the threshold is missed: 0
+    /// when [`Plan::misses_none`], else MinHash's estimate
+    /// [`Banding::miss_probability`].
+    pub fn miss_probability(&self) -> f64 {
+        if self.misses_none() {
+            0.0
+        } else {
+            self.banding.miss_probability(self.threshold)
+        }
+    }
+
     /// The plan with `bands` bands of `rows` slots, refused unless they fit
     /// `N` slots.
     pub fn with_banding(
