@@ -228,8 +228,13 @@ pub struct ScanArgs {
     /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
     #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
     pub threshold: Threshold,
-    /// LSH bands (with --rows); by default chosen so that a pair at the
-    /// threshold is missed with probability <= 1%.
+    /// Which pairs the candidate search may miss: `probable` (bands chosen
+    /// so that a pair at the threshold is missed with probability <= 1%) or
+    /// `exact` (pigeonhole bands: the same pairs as comparing every pair,
+    /// proven, at the cost of more candidates to check).
+    #[arg(long, value_name = "RECALL", default_value = "probable", value_parser = ["probable", "exact"], conflicts_with = "bands")]
+    pub recall: String,
+    /// LSH bands (with --rows); by default chosen by --recall.
     #[arg(long, value_name = "B", requires = "rows")]
     pub bands: Option<usize>,
     /// LSH rows (slots) per band (with --bands).

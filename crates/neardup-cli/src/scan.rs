@@ -65,6 +65,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
                 params.n()
             )
         })?,
+        _ if args.recall == "exact" => Plan::exact(params, args.threshold),
         _ => Plan::new(params, args.threshold),
     };
     let banding = plan.banding();
@@ -159,14 +160,18 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
                     crate::output::one_line(first)
                 );
             }
+            let miss = if plan.misses_none() {
+                "0 (exact recall: every pair at or over the threshold has a shared band)".to_owned()
+            } else {
+                format!("{:.4}%", 100.0 * plan.miss_probability())
+            };
             eprintln!(
-                "  lsh: {} bands × {} rows ({} of {} slots), threshold {}, miss probability at the threshold {:.4}%",
+                "  lsh: {} bands × {} rows ({} of {} slots), threshold {}, miss probability at the threshold {miss}",
                 banding.bands(),
                 banding.rows(),
                 banding.bands() * banding.rows(),
                 params.n(),
                 args.threshold,
-                100.0 * plan.miss_probability()
             );
             eprintln!(
                 "  identical groups: {} ({} documents)",

@@ -669,11 +669,25 @@ fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
         root,
         &["sign", "--jsonl", "c.jsonl", "-o", "s.jsonl"],
     ));
-    for (t, bp) in [("0.75", 7500), ("0.5", 5000), ("0.9", 9000)] {
-        ok(&neardup_in(
+    for ((t, bp), recall) in [("0.75", 7500), ("0.5", 5000), ("0.9", 9000)]
+        .into_iter()
+        .flat_map(|t| [(t, "probable"), (t, "exact")])
+    {
+        let err = ok(&neardup_in(
             root,
-            &["scan", "s.jsonl", "--threshold", t, "--pairs", "p.jsonl"],
+            &[
+                "scan",
+                "s.jsonl",
+                "--threshold",
+                t,
+                "--recall",
+                recall,
+                "--pairs",
+                "p.jsonl",
+            ],
         ));
+        let exact = err.contains("miss probability at the threshold 0 (exact recall");
+        assert_eq!(exact, recall == "exact", "{err}");
         let got: BTreeSet<(String, String)> = jsonl(root.join("p.jsonl"))
             .iter()
             .map(|p| {
@@ -685,7 +699,7 @@ fn reports_exactly_the_pairs_an_all_pairs_comparison_finds() {
             .collect();
         let want = all_pairs(root, "s.jsonl", bp);
         assert!(want.len() > 10 && want.len() <= 40, "{t}: {}", want.len());
-        assert_eq!(got, want, "threshold {t}");
+        assert_eq!(got, want, "threshold {t}, recall {recall}");
     }
 }
 

@@ -281,6 +281,20 @@ mod tests {
     }
 
     #[test]
+    fn min_matches_is_the_least_count_accepted() {
+        for bp in [1, 3333, 5000, 7500, 7501, 9000, 9999, 10_000] {
+            for n in 16..=256 {
+                let m = t(bp).min_matches(n);
+                assert!(t(bp).accepts(m, n), "{bp} {n}");
+                assert!(m == 1 || !t(bp).accepts(m - 1, n), "{bp} {n}");
+                let exact = Banding::exact(t(bp), n);
+                assert!(Banding::new(exact.bands(), exact.rows(), n).is_ok());
+                assert!(exact.misses_none(t(bp), n));
+            }
+        }
+    }
+
+    #[test]
     fn default_choice_and_its_miss_probability() {
         let b = Banding::for_threshold(t(7500), 128);
         assert_eq!((b.bands(), b.rows()), (25, 5));
