@@ -38,7 +38,7 @@ type U32s<'py> = Bound<'py, PyArray1<u32>>;
 #[pymethods]
 impl ScanPlan {
     /// The plan of `neardup scan --threshold T -k K -n N [--bands B --rows
-    /// R]`, checked as the CLI checks them.
+    /// R] [--recall exact]`, checked as the CLI checks them.
     #[new]
     #[pyo3(signature = (
         threshold = ThresholdArg::DEFAULT,
@@ -46,6 +46,7 @@ impl ScanPlan {
         n = Int::new(128),
         bands = None,
         rows = None,
+        recall = "probable",
     ))]
     fn new(
         py: Python<'_>,
@@ -54,11 +55,12 @@ impl ScanPlan {
         n: Int,
         bands: Option<Int>,
         rows: Option<Int>,
+        recall: &str,
     ) -> PyResult<ScanPlan> {
         guard("ScanPlan", || {
             // Its methods make numpy arrays, in Spark's Python workers too.
             numpy_api(py, "ScanPlan")?;
-            plan(threshold, &k, &n, bands, rows).map(ScanPlan)
+            plan(threshold, &k, &n, (bands, rows), recall).map(ScanPlan)
         })
     }
 

@@ -319,6 +319,7 @@ type ScanState = (
     bands = None,
     rows = None,
     threads = None,
+    recall = "probable",
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn scan(
@@ -332,9 +333,10 @@ pub fn scan(
     bands: Option<Int>,
     rows: Option<Int>,
     threads: Option<Int>,
+    recall: &str,
 ) -> PyResult<ScanResult> {
     guard("scan", || {
-        let plan = plan(threshold, &k, &n, bands, rows)?;
+        let plan = plan(threshold, &k, &n, (bands, rows), recall)?;
         let params = plan.params();
         let workers = Workers::new(threads.as_ref())?;
 
@@ -408,16 +410,30 @@ pub fn scan(
 }
 
 /// The plan of a scan's arguments, checked as `neardup scan` checks its
-/// options: `bands` and `rows` together or not at all.
+/// options: `bands` and `rows` together or not at all, and not with an
+/// exact `recall` (`"probable"` or `"exact"`, as `--recall`).
 pub fn plan(
     threshold: ThresholdArg,
     k: &Int,
     n: &Int,
-    bands: Option<Int>,
-    rows: Option<Int>,
+    (bands, rows): (Option<Int>, Option<Int>),
+    recall: &str,
 ) -> PyResult<Plan> {
     let params = params(k, n)?;
+    let exact = match recall {
+        "probable" => false,
+        "exact" => true,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "recall: expected 'probable' or 'exact', got '{other}'"
+            )))
+        }
+    };
     match (bands, rows) {
+        (Some(_), Some(_)) if exact => Err(PyValueError::new_err(
+            "recall='exact' chooses the bands: give bands and rows, or recall='exact', not both",
+        )),
+        (None, None) if exact => Ok(Plan::exact(params, threshold.0)),
         (None, None) => Ok(Plan::new(params, threshold.0)),
         (Some(b), Some(r)) => {
             let (b, r) = (b.value("bands")?, r.value("rows")?);

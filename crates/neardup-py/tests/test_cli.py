@@ -86,13 +86,15 @@ SCANS = [
     {"threshold": 0.5},
     {"threshold": "0.9", "k": 3, "n": 64},
     {"bands": 64, "rows": 2},
+    {"threshold": 0.5, "recall": "exact"},
+    {"threshold": "0.9", "recall": "exact"},
 ]
 
 
 def cli_scan_args(opts):
     args = []
     for key, flag in (("threshold", "--threshold"), ("k", "-k"), ("n", "-n"),
-                      ("bands", "--bands"), ("rows", "--rows")):
+                      ("bands", "--bands"), ("rows", "--rows"), ("recall", "--recall")):
         if key in opts:
             args += [flag, opts[key]]
     return args

@@ -155,6 +155,22 @@ def test_scan_dataframe_equals_neardup_scan(spark, tmp_path):
     assert [r.id for r in out.drop.collect()] == want.drop
 
 
+def test_exact_recall_equals_neardup_scan_and_all_pairs(spark, tmp_path):
+    """recall="exact" on Spark: the pigeonhole plan travels to the
+    executors, and the pairs are the in-memory scan's, which a property
+    test in the core proves equal to comparing every pair."""
+    ids, texts = corpus(9, 120)
+    ids = [str(i) for i in ids]
+    want = neardup.scan(ids, texts, threshold=0.5, recall="exact")
+    probable = neardup.scan(ids, texts, threshold=0.5)
+    assert set(map(str, probable.pairs)) <= set(map(str, want.pairs))
+    df = spark.createDataFrame(list(zip(ids, texts)), "id string, text string")
+    out = ns.scan(df.repartition(3), threshold=0.5, recall="exact", partitions=3)
+    got = spark_files(out, tmp_path)
+    assert got["pairs"] == want.pairs_jsonl()
+    assert got["clusters"] == want.clusters_jsonl()
+
+
 def test_scan_dataframe_row_order_and_integer_ids(spark):
     """Without an order column, the DataFrame's own row order: that of the
     list it was made from."""

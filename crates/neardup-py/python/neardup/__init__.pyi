@@ -91,6 +91,7 @@ def scan(
     bands: Optional[int] = None,
     rows: Optional[int] = None,
     threads: Optional[int] = None,
+    recall: Literal["probable", "exact"] = "probable",
 ) -> "ScanResult":
     """Every near-duplicate pair of the documents ``(ids[i], texts[i])``,
     verified on its exact slot-match count, clustered, with the keeper of a
@@ -101,7 +102,9 @@ def scan(
     ``--threshold`` (0 < T <= 1, at most 4 decimals). ``against`` is an
     existing corpus ``(ids, texts)``: only pairs with a new document are
     reported, and its documents are never dropped. ``bands``/``rows``
-    override the LSH banding (both or neither)."""
+    override the LSH banding (both or neither); ``recall="exact"`` chooses
+    pigeonhole bands instead, so that no pair at or over the threshold is
+    missed (``--recall exact``)."""
 
 class ScanResult:
     """The result of :func:`scan`, every part in input order. Picklable."""
@@ -270,9 +273,10 @@ class ScanPlan:
         n: int = 128,
         bands: Optional[int] = None,
         rows: Optional[int] = None,
+        recall: Literal["probable", "exact"] = "probable",
     ) -> None:
         """The plan ``neardup scan --threshold T -k K -n N [--bands B
-        --rows R]`` uses, checked as the CLI checks them."""
+        --rows R] [--recall exact]`` uses, checked as the CLI checks them."""
     k: int
     n: int
     bands: int
@@ -280,7 +284,8 @@ class ScanPlan:
     threshold: str
     """As ``--threshold`` takes it: ``"0.75"``."""
     miss_probability: float
-    """The probability that a pair exactly at the threshold shares no band."""
+    """The probability that a pair exactly at the threshold shares no band: 0
+    for an exact plan (``recall="exact"``), which misses no pair."""
 
     def band_records(
         self, docs: npt.NDArray[np.uint32], signatures: npt.NDArray[np.uint32]

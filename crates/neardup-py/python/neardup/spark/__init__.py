@@ -63,7 +63,8 @@ BLOCK_SIZE = 2048
 
 
 def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=None,
-         order_col=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE):
+         order_col=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
+         recall="probable"):
     """Every near-duplicate pair of the documents of ``df`` (columns
     ``id_col``, unique strings or integers, and ``text_col``), as ``neardup
     scan`` reports them for the same documents in the same order: the
@@ -78,9 +79,10 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
     reported, and none of its documents is dropped. ``partitions`` is the
     number of partitions of the shuffled stages (default: Spark's
     ``spark.sql.shuffle.partitions``, which adaptive execution may
-    coalesce). Returns a :class:`ScanFrames`."""
+    coalesce). ``recall="exact"`` chooses pigeonhole bands that miss no
+    pair (``neardup scan --recall exact``). Returns a :class:`ScanFrames`."""
     spark = df.sparkSession
-    plan = _neardup.ScanPlan(threshold, k, n, bands, rows)
+    plan = _neardup.ScanPlan(threshold, k, n, bands, rows, recall)
     frames = []
     for src, frame in ((0, against), (1, df)):
         if frame is None:
@@ -95,11 +97,12 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
 
 
 def scan_files(spark, inputs, against=(), id_field="id", text_field="text", threshold=0.75,
-               k=5, n=128, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE):
+               k=5, n=128, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
+               recall="probable"):
     """:func:`scan` on JSONL / Parquet corpora read by :func:`read`: ids
     are the JSON text of the ids as the files wrote them (``"\\"a\\""``,
     ``7``), exactly as ``neardup scan`` writes them."""
-    plan = _neardup.ScanPlan(threshold, k, n, bands, rows)
+    plan = _neardup.ScanPlan(threshold, k, n, bands, rows, recall)
     signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n)
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out

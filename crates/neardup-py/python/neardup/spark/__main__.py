@@ -38,6 +38,8 @@ def parser():
     p.add_argument("-n", type=int, default=128, help="permutations (default 128)")
     p.add_argument("--bands", type=int, help="LSH bands (with --rows)")
     p.add_argument("--rows", type=int, help="LSH rows per band (with --bands)")
+    p.add_argument("--recall", choices=("probable", "exact"), default="probable",
+                   help="exact: pigeonhole bands that miss no pair (as neardup scan --recall)")
     p.add_argument("--id-field", default="id", metavar="NAME")
     p.add_argument("--text-field", default="text", metavar="NAME")
     p.add_argument("--master", default=None, metavar="URL",
@@ -92,7 +94,8 @@ def main(argv=None):
             spark.sparkContext.setCheckpointDir(args.checkpoint_dir)
         out = scan_files(spark, args.inputs, against=args.against, id_field=args.id_field,
                          text_field=args.text_field, threshold=args.threshold, k=args.k,
-                         n=args.n, bands=args.bands, rows=args.rows, partitions=args.partitions,
+                         n=args.n, bands=args.bands, rows=args.rows, recall=args.recall,
+                         partitions=args.partitions,
                          block_size=args.block_size or BLOCK_SIZE)
         lap = time.monotonic()
         out.write(pairs=args.pairs, clusters=args.clusters, keep_list=args.keep_list,
