@@ -177,6 +177,7 @@ async function run(msg) {
   const fn = { compare: 'nd_compare', verify: 'nd_verify', explain: 'nd_explain' }[op];
   const request = new TextEncoder().encode(JSON.stringify(msg.request));
   const result = call(instance, fn, [request, ...texts]);
+  if (op === 'compare' && result.ok) result.reference = await referenceCheck(texts, result);
   if (op === 'explain' && result.ok) {
     // The page highlights the text that was explained. Valid UTF-8 decodes
     // to the same text as in the core; invalid UTF-8 only gets here when
@@ -188,6 +189,23 @@ async function run(msg) {
     result.texts = texts.map((t, i) => result.extracted[i] ?? decoder.decode(t));
   }
   post({ type: 'result', result });
+}
+
+// The readable reference (reference.js, which the page joins to this
+// worker) recomputes every Compare receipt from the same bytes, decoded as
+// the engine decodes plain text (a BOM kept is whitespace either way; invalid
+// UTF-8 reaches here only when lossy, and WHATWG's replacement is the
+// engine's). It reads plain text only, and it is plain rather than fast, so
+// larger texts are left to the engine alone.
+const REFERENCE_MAX_BYTES = 4 << 20;
+
+async function referenceCheck(texts, result) {
+  if (!result.formats || result.formats.some((f) => f !== 'text')) return { status: 'extracted' };
+  if (texts[0].length + texts[1].length > REFERENCE_MAX_BYTES) return { status: 'large', max: REFERENCE_MAX_BYTES };
+  const started = performance.now();
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const check = await NeardupReference.check(decoder.decode(texts[0]), decoder.decode(texts[1]), result);
+  return { ...check, ms: performance.now() - started };
 }
 
 self.onmessage = async (e) => {
