@@ -12,9 +12,10 @@ const COST = [0.1, 1, 2.7, 2];
 const STAGE_NAMES = ['Decoding', 'Normalizing', 'Shingling', 'Signing'];
 const READ_COST = 1.4;
 
-// The stage codes each job reports, in order (see Stage::code()).
+// The stage codes each job reports, in order (see Stage::code()); 10 is
+// this worker's own: the readable reference's check of a Compare.
 const ORDER = {
-  compare: [0, 4, 1, 2, 3, 5, 6, 7, 8],
+  compare: [0, 4, 1, 2, 3, 5, 6, 7, 8, 10],
   verify: [0, 4, 1, 2, 3, 5, 6, 7, 8],
   explain: [0, 4, 9],
 };
@@ -23,6 +24,8 @@ function cost(code, sizes) {
   if (code === 8) return 1.3 * (sizes[0] + sizes[1]) / 2 + 1;
   // Explain: one core call over both texts (suffix automaton of B, walk of A).
   if (code === 9) return 6 * (sizes[0] + sizes[1]) + 1;
+  // The readable reference's check, after a Compare (see referenceCheck).
+  if (code === 10) return sizes[0] + sizes[1] > REFERENCE_MAX_BYTES ? 1 : 40 * (sizes[0] + sizes[1]) + 1;
   return COST[code % 4] * sizes[code >> 2] + 1;
 }
 
@@ -41,6 +44,7 @@ function plan(op, sizes, readSizes) {
 function label(code) {
   if (code === 8) return 'Building the receipt';
   if (code === 9) return 'Finding the shared passages';
+  if (code === 10) return 'Checking with the readable reference';
   return `${STAGE_NAMES[code % 4]} document ${code < 4 ? 'A' : 'B'}`;
 }
 
@@ -177,7 +181,11 @@ async function run(msg) {
   const fn = { compare: 'nd_compare', verify: 'nd_verify', explain: 'nd_explain' }[op];
   const request = new TextEncoder().encode(JSON.stringify(msg.request));
   const result = call(instance, fn, [request, ...texts]);
-  if (op === 'compare' && result.ok) result.reference = await referenceCheck(texts, result);
+  if (op === 'compare' && result.ok) {
+    lastPost = 0;
+    tell(p.before[10] / p.total, label(10));
+    result.reference = await referenceCheck(texts, result);
+  }
   if (op === 'explain' && result.ok) {
     // The page highlights the text that was explained. Valid UTF-8 decodes
     // to the same text as in the core; invalid UTF-8 only gets here when
