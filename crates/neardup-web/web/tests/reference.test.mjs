@@ -83,6 +83,17 @@ test('the page embeds reference.js as it is, in its own block', () => {
   assert.match(html, /<script type="text\/plain" id="reference-src">/);
 });
 
+test("the footer says what view-source shows, with the wasm's SHA-256 that the build filled in", async () => {
+  const built = html.match(/id="wasm-b64" data-sha256="([0-9a-f]{64})"/)[1];
+  const foot = await page.textContent('footer');
+  for (const part of ['Content-Security-Policy', 'the readable reference', 'reference-src', 'scripts/build-page', `whose SHA-256 as built is ${built}`]) {
+    assert.ok(foot.includes(part), `the footer mentions ${part}`);
+  }
+  // The template holds a mark there, not a hash written by hand.
+  const template = readFileSync(join(root, 'crates/neardup-web/web/index.html'), 'utf8');
+  assert.match(template, /whose SHA-256 as built is <code>\{\{WASM_SHA256\}\}<\/code>/);
+});
+
 test(`the readable reference reproduces every value of the ${compareCases.length} compare and ${normalizeCases.length} normalize vectors`, async () => {
   assert.ok(compareCases.length > 100 && normalizeCases.length > 100);
   const got = await runReference(source);
