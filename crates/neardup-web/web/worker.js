@@ -210,10 +210,17 @@ const REFERENCE_MAX_BYTES = 4 << 20;
 async function referenceCheck(texts, result) {
   if (!result.formats || result.formats.some((f) => f !== 'text')) return { status: 'extracted' };
   if (texts[0].length + texts[1].length > REFERENCE_MAX_BYTES) return { status: 'large', max: REFERENCE_MAX_BYTES };
+  // WebCrypto exists only in a secure context (a file, https, localhost).
+  if (!self.crypto || !crypto.subtle) return { status: 'no-crypto' };
   const started = performance.now();
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  const check = await NeardupReference.check(decoder.decode(texts[0]), decoder.decode(texts[1]), result);
-  return { ...check, ms: performance.now() - started };
+  try {
+    const check = await NeardupReference.check(decoder.decode(texts[0]), decoder.decode(texts[1]), result);
+    return { ...check, ms: performance.now() - started };
+  } catch (err) {
+    // The engine's result stands; the page says the check did not finish.
+    return { status: 'failed', error: String(err && err.message ? err.message : err) };
+  }
 }
 
 self.onmessage = async (e) => {

@@ -30,6 +30,10 @@ function referenceLine(ref) {
       return ['unicode', `Not checked by the readable reference: this browser's Unicode data is ${ref.version}, not the 17.0 that the algorithm pins, and the texts hold ${ref.unknown.length} character${ref.unknown.length > 1 ? 's' : ''} it does not know (${ref.unknown.slice(0, 3).map(hexCode).join(', ')}${ref.unknown.length > 3 ? ', …' : ''}), which its toLowerCase may read differently. The receipt above is the engine's, which carries Unicode 17.0.`];
     case 'extracted':
       return ['skipped', 'Not checked by the readable reference: a document\'s text was extracted from its format by the engine, and the reference reads plain text only.'];
+    case 'no-crypto':
+      return ['skipped', 'Not checked by the readable reference: this browser gives it no SHA-256 (WebCrypto) here, as over plain http; open the page from a file or over https.'];
+    case 'failed':
+      return ['skipped', `Not checked by the readable reference: it stopped (${ref.error}).`];
     case 'large':
       return ['skipped', `Not checked by the readable reference: it is plain, not fast, and checks texts up to ${ref.max >> 20} MB together.`];
     default:

@@ -142,8 +142,7 @@ test('a document whose text is extracted is not checked by the reference, and sa
 });
 
 /** The page with its reference block's source changed by `edit`, opened from a file. */
-async function variant(name, edit) {
-  const block = '<script type="text/plain" id="reference-src">';
+async function variant(name, edit, block = '<script type="text/plain" id="reference-src">') {
   const at = html.indexOf(block) + block.length;
   const end = html.indexOf('</script>', at);
   const changed = edit(html.slice(at, end));
@@ -172,6 +171,15 @@ test('with Unicode data older than 17.0 and characters it does not know, a diffe
   // Without such a character, the same difference is a mismatch.
   await compare(v.page, { text: 'one\ttwo three four five six' }, { text: 'one two three four five six' });
   assert.match(await referenceLine(v.page), /^The readable reference in this page gives another receipt: document A's normalized text/);
+  assert.deepEqual(v.errors, []);
+  await v.page.close();
+});
+
+test('without WebCrypto (plain http), Compare still gives the engine\'s receipt and says the reference could not check it', async () => {
+  const v = await variant('nocrypto', (s) => s.replace("'use strict';", "'use strict';\nObject.defineProperty(self, 'crypto', { value: undefined });"), '<script type="text/plain" id="worker-src">');
+  const r = await compare(v.page, { text: 'one two three four five six' }, { text: 'one two three four five six seven' });
+  assert.equal(r.state, 'done');
+  assert.match(await referenceLine(v.page), /^Not checked by the readable reference: this browser gives it no SHA-256/);
   assert.deepEqual(v.errors, []);
   await v.page.close();
 });
