@@ -44,7 +44,10 @@ function gzipLines(data) {
 const style = read('style.css');
 const script = joinModules(join(here, 'app'), 'main.js');
 const worker = read('worker.js');
-for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'style.css': style })) {
+// The readable reference: its own text/plain block, shown as it is in
+// view-source; the page joins it to the worker (see app/engine.js).
+const reference = read('reference.js');
+for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'reference.js': reference, 'style.css': style })) {
   if (/<\/(script|style)/i.test(text)) throw new Error(`${name} must not contain a closing </script> or </style> tag`);
 }
 
@@ -69,13 +72,18 @@ const parts = {
   STYLE: style,
   SCRIPT: script,
   WORKER: worker,
+  REFERENCE: reference,
   WASM_SHA256: sha256(wasm, 'hex'),
   WASM_B64: gzipLines(wasm),
 };
+// How many times the template holds each mark: once, but the wasm's hash
+// is both on its block and in the footer.
+const USES = { WASM_SHA256: 2 };
 let html = read('index.html');
 for (const [key, value] of Object.entries(parts)) {
   const mark = `{{${key}}}`;
-  if (html.split(mark).length !== 2) throw new Error(`template must hold ${mark} exactly once`);
+  const uses = USES[key] || 1;
+  if (html.split(mark).length !== uses + 1) throw new Error(`template must hold ${mark} exactly ${uses === 1 ? 'once' : `${uses} times`}`);
   html = html.split(mark).join(value);
 }
 writeFileSync(outPath, html);

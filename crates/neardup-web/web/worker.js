@@ -12,9 +12,10 @@ const COST = [0.1, 1, 2.7, 2];
 const STAGE_NAMES = ['Decoding', 'Normalizing', 'Shingling', 'Signing'];
 const READ_COST = 1.4;
 
-// The stage codes each job reports, in order (see Stage::code()).
+// The stage codes each job reports, in order (see Stage::code()); 10 is
+// this worker's own: the readable reference's check of a Compare.
 const ORDER = {
-  compare: [0, 4, 1, 2, 3, 5, 6, 7, 8],
+  compare: [0, 4, 1, 2, 3, 5, 6, 7, 8, 10],
   verify: [0, 4, 1, 2, 3, 5, 6, 7, 8],
   explain: [0, 4, 9],
 };
@@ -23,6 +24,8 @@ function cost(code, sizes) {
   if (code === 8) return 1.3 * (sizes[0] + sizes[1]) / 2 + 1;
   // Explain: one core call over both texts (suffix automaton of B, walk of A).
   if (code === 9) return 6 * (sizes[0] + sizes[1]) + 1;
+  // The readable reference's check, after a Compare (see referenceCheck).
+  if (code === 10) return sizes[0] + sizes[1] > REFERENCE_MAX_BYTES ? 1 : 40 * (sizes[0] + sizes[1]) + 1;
   return COST[code % 4] * sizes[code >> 2] + 1;
 }
 
@@ -41,6 +44,7 @@ function plan(op, sizes, readSizes) {
 function label(code) {
   if (code === 8) return 'Building the receipt';
   if (code === 9) return 'Finding the shared passages';
+  if (code === 10) return 'Checking with the readable reference';
   return `${STAGE_NAMES[code % 4]} document ${code < 4 ? 'A' : 'B'}`;
 }
 
@@ -177,6 +181,11 @@ async function run(msg) {
   const fn = { compare: 'nd_compare', verify: 'nd_verify', explain: 'nd_explain' }[op];
   const request = new TextEncoder().encode(JSON.stringify(msg.request));
   const result = call(instance, fn, [request, ...texts]);
+  if (op === 'compare' && result.ok) {
+    lastPost = 0;
+    tell(p.before[10] / p.total, label(10));
+    result.reference = await referenceCheck(texts, result);
+  }
   if (op === 'explain' && result.ok) {
     // The page highlights the text that was explained. Valid UTF-8 decodes
     // to the same text as in the core; invalid UTF-8 only gets here when
@@ -188,6 +197,30 @@ async function run(msg) {
     result.texts = texts.map((t, i) => result.extracted[i] ?? decoder.decode(t));
   }
   post({ type: 'result', result });
+}
+
+// The readable reference (reference.js, which the page joins to this
+// worker) recomputes every Compare receipt from the same bytes, decoded as
+// the engine decodes plain text (a BOM kept is whitespace either way; invalid
+// UTF-8 reaches here only when lossy, and WHATWG's replacement is the
+// engine's). It reads plain text only, and it is plain rather than fast, so
+// larger texts are left to the engine alone.
+const REFERENCE_MAX_BYTES = 4 << 20;
+
+async function referenceCheck(texts, result) {
+  if (!result.formats || result.formats.some((f) => f !== 'text')) return { status: 'extracted' };
+  if (texts[0].length + texts[1].length > REFERENCE_MAX_BYTES) return { status: 'large', max: REFERENCE_MAX_BYTES };
+  // WebCrypto exists only in a secure context (a file, https, localhost).
+  if (!self.crypto || !crypto.subtle) return { status: 'no-crypto' };
+  const started = performance.now();
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  try {
+    const check = await NeardupReference.check(decoder.decode(texts[0]), decoder.decode(texts[1]), result);
+    return { ...check, ms: performance.now() - started };
+  } catch (err) {
+    // The engine's result stands; the page says the check did not finish.
+    return { status: 'failed', error: String(err && err.message ? err.message : err) };
+  }
 }
 
 self.onmessage = async (e) => {

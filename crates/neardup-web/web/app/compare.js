@@ -15,6 +15,32 @@ const VERDICT_WHY = {
 
 let lastReceipt = null;
 
+const hexCode = (cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+const inMs = (ms) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
+
+/** What the readable reference (reference.js, run by the worker) said of this receipt. */
+function referenceLine(ref) {
+  if (!ref) return ['idle', ''];
+  switch (ref.status) {
+    case 'same':
+      return ['same', `Checked by the readable reference in this page: same receipt (${inMs(ref.ms)}).`];
+    case 'differs':
+      return ['differs', `The readable reference in this page gives another receipt: ${ref.fields.join(', ')} ${ref.fields.length > 1 ? 'differ' : 'differs'}. Please report this.`];
+    case 'unicode':
+      return ['unicode', `Not checked by the readable reference: this browser's Unicode data is ${ref.version}, not the 17.0 that the algorithm pins, and the texts hold ${ref.unknown.length} character${ref.unknown.length > 1 ? 's' : ''} it does not know (${ref.unknown.slice(0, 3).map(hexCode).join(', ')}${ref.unknown.length > 3 ? ', …' : ''}), which its toLowerCase may read differently. The receipt above is the engine's, which carries Unicode 17.0.`];
+    case 'extracted':
+      return ['skipped', 'Not checked by the readable reference: a document\'s text was extracted from its format by the engine, and the reference reads plain text only.'];
+    case 'no-crypto':
+      return ['skipped', 'Not checked by the readable reference: this browser gives it no SHA-256 (WebCrypto) here, as over plain http; open the page from a file or over https.'];
+    case 'failed':
+      return ['skipped', `Not checked by the readable reference: it stopped (${ref.error}).`];
+    case 'large':
+      return ['skipped', `Not checked by the readable reference: it is plain, not fast, and checks texts up to ${ref.max >> 20} MB together.`];
+    default:
+      return ['idle', ''];
+  }
+}
+
 function fieldError(field, message) {
   for (const f of ['k', 'n']) {
     const on = f === field;
@@ -77,7 +103,11 @@ $('compare-form').addEventListener('submit', async (e) => {
   $('shingles-a').textContent = fmtInt(r.receipt.documents[0].shingles);
   $('shingles-b').textContent = fmtInt(r.receipt.documents[1].shingles);
   $('k-out').textContent = `k = ${r.receipt.k} words`;
-  $('elapsed').textContent = job.ms < 1000 ? `${job.ms.toFixed(0)} ms` : `${(job.ms / 1000).toFixed(2)} s`;
+  // The reference's own check ran after the engine, in the same job.
+  $('elapsed').textContent = inMs(job.ms - (r.reference && r.reference.ms ? r.reference.ms : 0));
+  const [state, line] = referenceLine(r.reference);
+  $('compare-reference').dataset.state = state;
+  $('compare-reference').textContent = line;
   $('receipt').textContent = r.canonical;
   $('receipt-sha256').textContent = r.receipt_sha256;
   result.hidden = false;

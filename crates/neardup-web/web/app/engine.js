@@ -12,7 +12,11 @@ const wasmBytes = (async () => {
   const stream = new Blob(gzipped).stream().pipeThrough(new DecompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 })();
-const workerUrl = URL.createObjectURL(new Blob([$('worker-src').textContent], { type: 'text/javascript' }));
+// The worker's script is the worker block followed by the readable
+// reference's block (which defines NeardupReference): one blob: script, which
+// the CSP's worker-src allows, so the reference needs no eval and no other
+// script source. The worker's 'use strict' comes first and covers both.
+const workerUrl = URL.createObjectURL(new Blob([$('worker-src').textContent, '\n', $('reference-src').textContent], { type: 'text/javascript' }));
 let worker = null;
 let nextId = 1;
 const pending = new Map();
