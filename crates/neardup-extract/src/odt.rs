@@ -1,11 +1,111 @@
-//! ODT: not yet read (a reader is being written).
+//! ODT (OpenDocument text): `content.xml`'s body, then its notes,
+//! footnotes before endnotes, each in citation order (EXTRACT.md, "ODT").
+//! Headers and footers live in `styles.xml`, which is not read.
 
+use crate::archive::Archive;
+use crate::out::Out;
+use crate::xml::{attr, Node, Xml};
 use crate::{Error, Limits};
 
+const FORMAT: &str = "ODT";
+
 pub(crate) fn extract(
-    _bytes: &[u8],
-    _limits: &Limits,
+    bytes: &[u8],
+    limits: &Limits,
     _warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
-    Err(Error::Unsupported("ODT is not read yet"))
+    let mut zip = Archive::open(bytes, FORMAT, limits)?;
+    let content = zip
+        .read("content.xml")?
+        .ok_or_else(|| Error::corrupt(FORMAT, "no 'content.xml'"))?;
+    read(&content, "content.xml", limits)
+}
+
+/// Reads an OpenDocument text body (`content.xml`, or a flat `.fodt`).
+fn read(bytes: &[u8], part: &str, limits: &Limits) -> Result<String, Error> {
+    let mut xml = Xml::new(bytes, FORMAT, part, limits);
+    let mut out = Out::new(limits);
+    // Paragraphs open around the text: text outside any is whitespace
+    // of the markup.
+    let mut paragraphs = 0usize;
+    // The note being read (its class, its text), and those read.
+    let mut note: Option<(bool, Out)> = None;
+    let (mut footnotes, mut endnotes) = (Vec::new(), Vec::new());
+    let mut endnote = false;
+    loop {
+        let (e, open) = match xml.next()? {
+            Node::Open(e) => (e, true),
+            Node::Empty(e) => (e, false),
+            Node::Text(t) => {
+                if paragraphs > 0 {
+                    // ODF: a newline, a tab or a CR in a paragraph's
+                    // markup is a space; `text:tab` and `text:line-break`
+                    // are the real ones.
+                    let o = note.as_mut().map_or(&mut out, |n| &mut n.1);
+                    if t.contains(['\n', '\t', '\r']) {
+                        o.push_str(&t.replace(['\n', '\t', '\r'], " "))?;
+                    } else {
+                        o.push_str(&t)?;
+                    }
+                }
+                continue;
+            }
+            Node::Close(e) => {
+                let o = note.as_mut().map_or(&mut out, |n| &mut n.1);
+                match e.local_name().as_ref() {
+                    b"p" | b"h" => {
+                        paragraphs = paragraphs.saturating_sub(1);
+                        o.end_paragraph()?;
+                    }
+                    b"table-row" => o.end_row()?,
+                    b"table" => o.end_table()?,
+                    b"note-body" => {
+                        if let Some((end, body)) = note.take() {
+                            let text = body.finish()?;
+                            if end {
+                                endnotes.push(text)
+                            } else {
+                                footnotes.push(text)
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            Node::Eof => break,
+        };
+        let o = note.as_mut().map_or(&mut out, |n| &mut n.1);
+        match e.local_name().as_ref() {
+            b"p" | b"h" if open => paragraphs += 1,
+            b"p" | b"h" => o.end_paragraph()?,
+            b"s" => {
+                let n: usize = attr(&e, b"c").and_then(|c| c.parse().ok()).unwrap_or(1);
+                for _ in 0..n.min(1024) {
+                    o.push(' ')?;
+                }
+            }
+            b"tab" => o.push('\t')?,
+            b"line-break" => o.push('\n')?,
+            b"table" if open => o.start_table()?,
+            b"table-row" if open => o.start_row()?,
+            b"table-cell" => o.start_cell()?,
+            b"note" => endnote = attr(&e, b"note-class").is_some_and(|c| c == "endnote"),
+            b"note-body" if open && note.is_none() => note = Some((endnote, Out::new(limits))),
+            // The note's mark, deleted text kept for tracked changes,
+            // comments, an image's title and description, an embedded
+            // object's data, conditionally hidden text.
+            b"note-citation" | b"tracked-changes" | b"annotation" | b"title" | b"desc"
+            | b"binary-data" | b"hidden-text" | b"hidden-paragraph" | b"script"
+                if open =>
+            {
+                xml.skip()?
+            }
+            _ => {}
+        }
+    }
+    for text in footnotes.iter().chain(&endnotes) {
+        out.push_blocks(text)?;
+    }
+    out.finish()
 }
