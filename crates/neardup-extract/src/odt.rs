@@ -95,8 +95,13 @@ fn read(bytes: &[u8], part: &str, limits: &Limits) -> Result<String, Error> {
             // The note's mark, deleted text kept for tracked changes,
             // comments, an image's title and description, an embedded
             // object's data, conditionally hidden text.
-            b"note-citation" | b"tracked-changes" | b"annotation" | b"title" | b"desc"
-            | b"binary-data" | b"hidden-text" | b"hidden-paragraph" | b"script"
+            b"title" | b"desc"
+                if open && e.name().prefix().is_some_and(|p| p.as_ref() == b"svg") =>
+            {
+                xml.skip()?
+            }
+            b"note-citation" | b"number" | b"tracked-changes" | b"annotation" | b"binary-data"
+            | b"hidden-text" | b"hidden-paragraph" | b"script"
                 if open =>
             {
                 xml.skip()?
