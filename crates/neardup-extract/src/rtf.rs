@@ -115,9 +115,10 @@ struct Reader<'a> {
     high: Option<u16>,
     /// Fallback characters still to skip after a `\uN`.
     skip: usize,
-    /// In a table row; a `\cell` ended and the next text starts a cell.
+    /// In a table row; the cells ended (`\cell`) since the last text:
+    /// the next text starts that many cells.
     in_row: bool,
-    cell_ended: bool,
+    cells_ended: usize,
 }
 
 pub(crate) fn extract(
@@ -136,7 +137,7 @@ pub(crate) fn extract(
         high: None,
         skip: 0,
         in_row: false,
-        cell_ended: false,
+        cells_ended: 0,
     };
     let mut stack: Vec<Group> = Vec::new();
     let mut g = Group {
@@ -270,9 +271,10 @@ impl Reader<'_> {
 
     /// Writes text, starting the cell a `\cell` ended before it.
     fn text(&mut self, g: &Group, s: &str) -> Result<(), Error> {
-        if self.cell_ended && g.dest == Dest::Body && !s.trim().is_empty() {
-            self.cell_ended = false;
-            self.out.start_cell()?;
+        if self.cells_ended > 0 && g.dest == Dest::Body && !s.trim().is_empty() {
+            for _ in 0..std::mem::take(&mut self.cells_ended) {
+                self.out.start_cell()?;
+            }
         }
         match self.sink(g) {
             Some(out) => out.push_str(s),
@@ -381,14 +383,16 @@ impl Reader<'_> {
                 self.out.start_row()?;
                 self.out.start_cell()?;
                 self.in_row = true;
-                self.cell_ended = false;
+                self.cells_ended = 0;
             }
-            b"cell" if self.in_row && g.dest == Dest::Body => self.cell_ended = true,
+            b"cell" if self.in_row && g.dest == Dest::Body => {
+                self.cells_ended = self.cells_ended.saturating_add(1).min(1 << 16)
+            }
             b"row" if self.in_row && g.dest == Dest::Body => {
                 self.out.end_row()?;
                 self.out.end_table()?;
                 self.in_row = false;
-                self.cell_ended = false;
+                self.cells_ended = 0;
             }
             b"nestcell" | b"nestrow" | b"cell" | b"row" => self.text(g, " ")?,
             _ if SKIPPED.contains(&word) || starred => g.dest = Dest::Skip,
@@ -433,9 +437,9 @@ mod tests {
     #[test]
     fn tables_and_notes() {
         let got = rtf(
-            r"{\rtf1 a{\footnote\chftn one}b\par\trowd\cellx1\cellx2\pard\intbl x\cell y\cell\row z{\footnote\ftnalt end}\par}",
+            r"{\rtf1 a{\footnote\chftn one}b\par\trowd\cellx1\cellx2\pard\intbl x\cell\cell y\cell\row z{\footnote\ftnalt end}\par}",
         );
-        assert_eq!(got.unwrap(), "ab\nx\ty\nz\none\nend\n");
+        assert_eq!(got.unwrap(), "ab\nx\t\ty\nz\none\nend\n");
     }
 
     #[test]
