@@ -24,7 +24,7 @@ for f in "$fixtures/pandoc.docx" "$fixtures/soffice.docx" "$work/long.docx"; do
   json=$work/$(basename "$f").json
   hyperfine -N --warmup 3 --min-runs 10 --export-json "$json" \
     -n neardup-extract "$extract $f" \
-    -n pandoc "pandoc -t plain $f" >/dev/null
+    -n pandoc "pandoc -t plain $f" >/dev/null 2>&1
   python3 - "$f" "$json" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[2]))["results"]}
