@@ -15,6 +15,13 @@ pub(crate) fn extract(
     _warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
     let mut zip = Archive::open(bytes, FORMAT, limits)?;
+    // A password-protected ODT keeps its zip plain and encrypts the
+    // parts, saying so in its manifest.
+    if let Some(manifest) = zip.read("META-INF/manifest.xml")? {
+        if crate::format::memfind(&manifest, b"encryption-data").is_some() {
+            return Err(Error::Encrypted);
+        }
+    }
     let content = zip
         .read("content.xml")?
         .ok_or_else(|| Error::corrupt(FORMAT, "no 'content.xml'"))?;
@@ -113,4 +120,32 @@ fn read(bytes: &[u8], part: &str, limits: &Limits) -> Result<String, Error> {
         out.push_blocks(text)?;
     }
     out.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn odt(body: &str) -> String {
+        let xml = format!(
+            "<office:document-content xmlns:office=\"o\" xmlns:text=\"t\" xmlns:table=\"b\" xmlns:svg=\"s\" xmlns:draw=\"d\"><office:body><office:text>{body}</office:text></office:body></office:document-content>"
+        );
+        read(xml.as_bytes(), "content.xml", &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn spaces_tabs_breaks_and_changes() {
+        assert_eq!(
+            odt("<text:tracked-changes><text:changed-region><text:deletion><text:p>gone</text:p></text:deletion></text:changed-region></text:tracked-changes>\n<text:p>a<text:s text:c=\"2\"/>b<text:tab/>c<text:line-break/>d\ne<text:change text:change-id=\"x\"/><text:soft-page-break/>f<office:annotation><text:p>note to self</text:p></office:annotation></text:p><text:h>H</text:h>"),
+            "a  b\tc\nd ef\nH\n"
+        );
+    }
+
+    #[test]
+    fn notes_follow_the_body_footnotes_first() {
+        assert_eq!(
+            odt("<text:p>x<text:note text:note-class=\"endnote\"><text:note-citation>i</text:note-citation><text:note-body><text:p>end</text:p></text:note-body></text:note>y<text:note text:note-class=\"footnote\"><text:note-citation>1</text:note-citation><text:note-body><text:p>foot</text:p></text:note-body></text:note></text:p><table:table><table:table-row><table:table-cell><text:p>a</text:p><text:p>b</text:p></table:table-cell><table:covered-table-cell/><table:table-cell><text:p>c</text:p></table:table-cell></table:table-row></table:table><text:p><draw:frame><svg:title>T</svg:title><svg:desc>D</svg:desc></draw:frame>z</text:p>"),
+            "xy\na b\tc\nz\nfoot\nend\n"
+        );
+    }
 }

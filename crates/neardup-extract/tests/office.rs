@@ -295,3 +295,17 @@ fn an_epub_with_a_missing_item_warns() {
     assert_eq!(got.text, "caf\u{e9}\nx\ny\n");
     assert_eq!(got.warnings, ["spine item 'OEBPS/gone.xhtml' is missing"]);
 }
+
+#[test]
+fn an_encrypted_odt_is_refused() {
+    let manifest = br#"<manifest:manifest xmlns:manifest="m"><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data manifest:checksum="x"/></manifest:file-entry></manifest:manifest>"#;
+    let odt = zip_of(&[
+        ("mimetype", b"application/vnd.oasis.opendocument.text"),
+        ("META-INF/manifest.xml", manifest),
+        ("content.xml", b"\x8b\x12 not xml"),
+    ]);
+    assert_eq!(
+        error_of(&odt, "a.odt", &Options::default()),
+        "encrypted, not supported"
+    );
+}
