@@ -1,11 +1,125 @@
-//! EPUB: not yet read (a reader is being written).
+//! EPUB 2 and 3 (EXTRACT.md, "EPUB"): `META-INF/container.xml` names the
+//! package document (OPF); its spine lists the content documents in
+//! reading order, each read by the HTML rules as XHTML.
 
-use crate::{Error, Limits};
+use std::collections::HashMap;
+
+use crate::archive::Archive;
+use crate::docx::resolve;
+use crate::out::Out;
+use crate::xml::{attr, Node, Xml};
+use crate::{html, Error, Limits};
+
+const FORMAT: &str = "EPUB";
 
 pub(crate) fn extract(
-    _bytes: &[u8],
-    _limits: &Limits,
-    _warnings: &mut Vec<String>,
+    bytes: &[u8],
+    limits: &Limits,
+    warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
-    Err(Error::Unsupported("EPUB is not read yet"))
+    let mut zip = Archive::open(bytes, FORMAT, limits)?;
+    let container = zip
+        .read("META-INF/container.xml")?
+        .ok_or_else(|| Error::corrupt(FORMAT, "no 'META-INF/container.xml'"))?;
+    let opf = rootfile(&container, limits)?.ok_or_else(|| {
+        Error::corrupt(FORMAT, "META-INF/container.xml names no package document")
+    })?;
+    let package = zip
+        .read(&opf)?
+        .ok_or_else(|| Error::corrupt(FORMAT, format!("no package document '{opf}'")))?;
+    let dir = opf.rsplit_once('/').map_or("", |(d, _)| d);
+    let (manifest, spine) = read_package(&package, &opf, limits)?;
+
+    let mut out = Out::new(limits);
+    for idref in spine {
+        let Some((href, media)) = manifest.get(&idref) else {
+            warnings.push(format!("spine item '{idref}' is not in the manifest"));
+            continue;
+        };
+        let path = resolve(dir, &percent_decode(href.split('#').next().unwrap_or("")));
+        if media != "application/xhtml+xml" && media != "text/html" {
+            warnings.push(format!("spine item '{path}' is {media}, not read"));
+            continue;
+        }
+        let Some(bytes) = zip.read(&path)? else {
+            warnings.push(format!("spine item '{path}' is missing"));
+            continue;
+        };
+        let mut item_warnings = Vec::new();
+        let text = html::decode(&bytes, true, &mut item_warnings)?;
+        if text.contains('\u{FFFD}')
+            && std::str::from_utf8(&bytes).is_err()
+            && item_warnings.is_empty()
+        {
+            item_warnings.push("invalid UTF-8 replaced by U+FFFD".to_owned());
+        }
+        warnings.extend(item_warnings.into_iter().map(|w| format!("'{path}': {w}")));
+        html::read(&text, true, limits, &mut out)?;
+    }
+    out.finish()
+}
+
+/// The package document's path, from the first `rootfile` of the
+/// container whose media type is the OPF's (or has none).
+fn rootfile(container: &[u8], limits: &Limits) -> Result<Option<String>, Error> {
+    let mut xml = Xml::new(container, FORMAT, "META-INF/container.xml", limits);
+    loop {
+        match xml.next()? {
+            Node::Open(e) | Node::Empty(e) if e.local_name().as_ref() == b"rootfile" => {
+                let media = attr(&e, b"media-type");
+                if media.is_none_or(|m| m == "application/oebps-package+xml") {
+                    if let Some(path) = attr(&e, b"full-path") {
+                        return Ok(Some(resolve("", &path)));
+                    }
+                }
+            }
+            Node::Eof => return Ok(None),
+            _ => {}
+        }
+    }
+}
+
+/// The manifest (id → href, media type) and the spine (ids in order).
+type Package = (HashMap<String, (String, String)>, Vec<String>);
+
+fn read_package(bytes: &[u8], part: &str, limits: &Limits) -> Result<Package, Error> {
+    let mut xml = Xml::new(bytes, FORMAT, part, limits);
+    let mut manifest = HashMap::new();
+    let mut spine = Vec::new();
+    loop {
+        match xml.next()? {
+            Node::Open(e) | Node::Empty(e) => match e.local_name().as_ref() {
+                b"item" => {
+                    if let (Some(id), Some(href)) = (attr(&e, b"id"), attr(&e, b"href")) {
+                        let media = attr(&e, b"media-type").unwrap_or_default();
+                        manifest.insert(id, (href, media));
+                    }
+                }
+                b"itemref" => spine.extend(attr(&e, b"idref")),
+                _ => {}
+            },
+            Node::Eof => return Ok((manifest, spine)),
+            _ => {}
+        }
+    }
+}
+
+/// A URL path's `%XX` escapes decoded (`chapter%201.xhtml`).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -17,11 +17,11 @@
 //!   being written, with its separators).
 
 mod archive;
-mod docx;
+pub(crate) mod docx;
 mod epub;
 mod error;
 pub mod format;
-mod html;
+pub(crate) mod html;
 mod limits;
 mod odt;
 mod out;

@@ -12,6 +12,14 @@ pub(crate) struct Out {
     /// spaces is taken back.
     block_start: usize,
     max_size: u64,
+    /// Tables open around the text: rows and cells of the outermost one
+    /// are blocks and `\t`-joined cells; a nested table's parts, like
+    /// paragraphs in a cell, are joined by spaces.
+    tables: usize,
+    /// Cells begun in the current row.
+    cells: usize,
+    /// A paragraph in a cell ended: a space goes before any more text.
+    space: bool,
 }
 
 impl Out {
@@ -20,11 +28,24 @@ impl Out {
             text: String::new(),
             block_start: 0,
             max_size: limits.max_size,
+            tables: 0,
+            cells: 0,
+            space: false,
         }
     }
 
     /// Appends text as the file holds it, minus soft hyphens.
     pub(crate) fn push_str(&mut self, s: &str) -> Result<(), Error> {
+        if self.space {
+            self.space = false;
+            if !self.block_is_empty() {
+                self.push_raw(" ")?;
+            }
+        }
+        self.push_raw(s)
+    }
+
+    fn push_raw(&mut self, s: &str) -> Result<(), Error> {
         if (self.text.len() + s.len()) as u64 > self.max_size {
             return Err(Error::Limit(format!(
                 "gives more text than the --max-size limit of {} bytes",
@@ -44,6 +65,75 @@ impl Out {
         self.push_str(c.encode_utf8(&mut [0; 4]))
     }
 
+    /// Ends a paragraph (or heading, list item): a block, or inside a
+    /// table cell a space before the cell's next text.
+    pub(crate) fn end_paragraph(&mut self) -> Result<(), Error> {
+        if self.tables > 0 {
+            self.space = true;
+            Ok(())
+        } else {
+            self.end_block()
+        }
+    }
+
+    /// A table starts.
+    pub(crate) fn start_table(&mut self) -> Result<(), Error> {
+        if self.tables == 0 {
+            self.end_block()?;
+        }
+        self.tables += 1;
+        Ok(())
+    }
+
+    /// A table ends.
+    pub(crate) fn end_table(&mut self) -> Result<(), Error> {
+        self.tables = self.tables.saturating_sub(1);
+        self.space = self.tables > 0;
+        if self.tables == 0 {
+            self.end_block()?;
+        }
+        Ok(())
+    }
+
+    /// Closes the tables a document left open and ends its last block:
+    /// one HTML file of an EPUB ends before the next one starts.
+    pub(crate) fn end_document(&mut self) -> Result<(), Error> {
+        self.tables = 0;
+        self.cells = 0;
+        self.end_block()
+    }
+
+    /// A row starts (ending the one before, for HTML's optional `</tr>`).
+    pub(crate) fn start_row(&mut self) -> Result<(), Error> {
+        self.end_row()
+    }
+
+    /// A row ends: a block of the outermost table, a space in a nested one.
+    pub(crate) fn end_row(&mut self) -> Result<(), Error> {
+        if self.tables <= 1 {
+            self.space = false;
+            self.cells = 0;
+            self.end_block()
+        } else {
+            self.space = true;
+            Ok(())
+        }
+    }
+
+    /// A cell starts: `\t` after the row's earlier cells.
+    pub(crate) fn start_cell(&mut self) -> Result<(), Error> {
+        if self.tables <= 1 {
+            self.space = false;
+            if self.cells > 0 {
+                self.push_raw("\t")?;
+            }
+            self.cells += 1;
+        } else {
+            self.space = true;
+        }
+        Ok(())
+    }
+
     /// Ends the current block (paragraph, heading, list item, table row):
     /// one `\n`, or nothing at all if the block holds no text.
     pub(crate) fn end_block(&mut self) -> Result<(), Error> {
@@ -53,8 +143,18 @@ impl Out {
         {
             self.text.truncate(self.block_start);
         } else {
-            self.push('\n')?;
+            self.push_raw("\n")?;
         }
+        self.space = false;
+        self.block_start = self.text.len();
+        Ok(())
+    }
+
+    /// Appends finished blocks (a note's text, each block ending in
+    /// `\n`), ending the current block first.
+    pub(crate) fn push_blocks(&mut self, blocks: &str) -> Result<(), Error> {
+        self.end_block()?;
+        self.push_raw(blocks)?;
         self.block_start = self.text.len();
         Ok(())
     }
