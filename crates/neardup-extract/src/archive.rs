@@ -46,16 +46,6 @@ impl<'a> Archive<'a> {
         })
     }
 
-    /// The entry names, in the zip's directory order.
-    #[allow(dead_code)] // for readers that list a container's parts
-    pub(crate) fn names(&self) -> Vec<String> {
-        self.zip
-            .file_names()
-            .filter_map(|n| n.ok())
-            .map(|n| n.into_owned())
-            .collect()
-    }
-
     /// The whole of entry `name`, or `None` if there is none.
     pub(crate) fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, Error> {
         self.read_capped(name, self.budget)
