@@ -27,3 +27,11 @@ test('the wasm does not depend on where it was built', () => {
     assert.ok(!wasm.includes(path), `the wasm mentions '${path}'`);
   }
 });
+
+test('the wasm imports only the two progress callbacks the worker gives it', async () => {
+  // A dependency that links wasm-bindgen (zip 9 did, through getrandom)
+  // adds `__wbindgen_*` imports that no plain instantiation can satisfy.
+  const module = await WebAssembly.compile(readFileSync(join(dist, 'neardup.wasm')));
+  const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`).sort();
+  assert.deepEqual(imports, ['neardup.progress', 'neardup.progress_count']);
+});
