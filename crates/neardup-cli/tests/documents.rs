@@ -196,3 +196,76 @@ fn extract_reads_stdin_and_refuses_a_directory() {
     let o = neardup(&["extract", &d.path("bin")]);
     assert_error(&o, 2, "invalid UTF-8 at byte 3");
 }
+
+/// The extractor's fixtures: one source written by pandoc and LibreOffice.
+fn fixture(name: &str) -> String {
+    repo()
+        .join("crates/neardup-extract/tests/fixtures")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn one_source_in_every_format_compares_identical() {
+    // pandoc's RTF writes list numbers as text and its EPUB adds a title
+    // page (EXTRACT.md): those two differ from the others on purpose.
+    let base = fixture("office/pandoc.docx");
+    for other in [
+        "office/pandoc.odt",
+        "office/pandoc.html",
+        "office/soffice.docx",
+        "office/soffice.odt",
+        "office/soffice.rtf",
+    ] {
+        let o = neardup(&["compare", "--json", &base, &fixture(other)]);
+        let json = json_of(&o);
+        assert_eq!(json["verdict"], "IDENTICAL", "{other}: {}", stderr(&o));
+    }
+    // The receipt verifies, and is over the extracted text: the saved
+    // text verifies it too.
+    let d = Dir::new();
+    let receipt = d.path("r.json");
+    let odt = fixture("office/soffice.odt");
+    ok(&neardup(&["compare", &base, &odt, "--receipt", &receipt]));
+    ok(&neardup(&["verify", &receipt, &base, &odt]));
+    let saved = d.path("a.txt");
+    ok(&neardup(&["extract", &base, "-o", &saved]));
+    ok(&neardup(&["verify", &receipt, &saved, &odt]));
+    // A mismatch over a document names the extractor.
+    let o = neardup(&["verify", &receipt, &base, &fixture("office/pandoc.rtf")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("extracted by neardup-extract-v1; a receipt made over text extracted by another version"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn a_directory_of_documents_is_scanned_as_one_document_each() {
+    let d = Dir::new();
+    for name in [
+        "pandoc.docx",
+        "soffice.odt",
+        "pandoc.html",
+        "soffice.rtf",
+        "pandoc.epub",
+    ] {
+        std::fs::copy(fixture(&format!("office/{name}")), d.root().join(name)).unwrap();
+    }
+    d.write(
+        "notes.txt",
+        "a text of its own that matches nothing else in here",
+    );
+    let o = neardup(&["scan", d.root().to_str().unwrap(), "--clusters", "-"]);
+    let err = stderr(&o);
+    assert!(err.contains("6 documents"), "{err}");
+    assert!(err.contains("identical groups: 1 (4 documents)"), "{err}");
+    let clusters = stdout(&o);
+    assert!(
+        clusters.contains("pandoc.docx") && clusters.contains("pandoc.epub"),
+        "{clusters}"
+    );
+}
