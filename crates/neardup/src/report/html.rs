@@ -56,6 +56,8 @@ th,td{border:1px solid #ccc;padding:.2em .45em;text-align:left;vertical-align:to
 th{background:#f1f1f1}
 td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}
 code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
+td code{font-size:12px;word-break:break-all}
+td[class^=v-]{white-space:nowrap}
 pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;border:1px solid #ddd;padding:.5em}
 .note{color:#444;font-size:.93em}
 .warn{border-left:4px solid #c80;padding:.3em .7em;background:#fff8e6}
