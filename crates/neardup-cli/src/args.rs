@@ -61,7 +61,7 @@ pub enum Command {
     Normalize(NormalizeArgs),
     /// Find, verify and cluster every near-duplicate pair of a corpus, in bounded memory.
     #[command(after_help = AFTER_HELP.as_str())]
-    Scan(ScanArgs),
+    Scan(Box<ScanArgs>),
     /// Print the text neardup compares for a document (DOCX, ODT, EPUB, HTML, PDF, RTF or text).
     #[command(after_help = AFTER_HELP.as_str())]
     Extract(ExtractArgs),

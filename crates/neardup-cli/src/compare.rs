@@ -20,7 +20,7 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let da = read_document(&args.a, &args.input.options())?;
     let db = read_document(&args.b, &args.input.options())?;
     let (a, b) = (&*da.text, &*db.text);
-    let c = compare_in_parallel(&a, &b, params, backend)?;
+    let c = compare_in_parallel(a, b, params, backend)?;
     let evidence = args
         .explain
         .explain
