@@ -280,3 +280,87 @@ fn report_refuses_inputs_without_texts() {
     let out = neardup_stdin(&["scan", "-q", "-", "--report", "r.html"], b"");
     assert_error(&out, 2, "cannot take standard input");
 }
+
+/// The page's request for files under `dir`: their names as the CLI shows
+/// them, and their bytes one after another.
+fn page_request(dir: &Dir, names: &[String]) -> (Vec<u8>, Vec<String>, Vec<u64>) {
+    let mut data = Vec::new();
+    let mut sizes = Vec::new();
+    for n in names {
+        let bytes = std::fs::read(dir.root().join(n)).unwrap();
+        sizes.push(bytes.len() as u64);
+        data.extend(bytes);
+    }
+    (data, names.to_vec(), sizes)
+}
+
+#[test]
+fn the_page_and_the_cli_give_byte_identical_reports() {
+    let dir = Dir::new();
+    essays(&dir, 8, 500, 3);
+    dir.write("prompt.txt", prompt());
+    // A document the scan skips (not UTF-8), as the page skips it.
+    dir.write("essays/zz.txt", b"caf\xe9 au lait");
+    let mut names: Vec<String> = names(dir.path("essays"))
+        .into_iter()
+        .map(|n| format!("essays/{n}"))
+        .collect();
+    // The page may send the files in any order; it sorts them as the CLI.
+    names.reverse();
+    for base in [false, true] {
+        let mut args = vec![
+            "scan",
+            "-q",
+            "essays",
+            "--threshold",
+            "0.6",
+            "--report",
+            "cli.html",
+        ];
+        let mut req = neardup_web::ReportRequest {
+            k: "5".into(),
+            n: "128".into(),
+            threshold: Some("0.6".into()),
+            ..Default::default()
+        };
+        let (mut data, ids, sizes) = page_request(&dir, &names);
+        (req.ids, req.sizes) = (ids, sizes);
+        if base {
+            args.extend(["--base", "prompt.txt"]);
+            let (b, ids, sizes) = page_request(&dir, &["prompt.txt".to_owned()]);
+            data.extend(b);
+            (req.bases, req.base_sizes) = (ids, sizes);
+        }
+        ok(&neardup_in(dir.root(), &args));
+        let cli = read(dir.path("cli.html"));
+        let page = neardup_web::report(&data, &req).unwrap();
+        assert!(cli.contains("<section class=pair"));
+        assert_eq!(cli, page, "collection report, base {base}");
+
+        // One pair, as the Compare tab and `neardup compare` give it.
+        let pair = ["essays/e02.txt".to_owned(), "essays/e03.txt".to_owned()];
+        let mut args = vec!["compare", &pair[0], &pair[1], "--report", "cli.html"];
+        let (mut data, ids, sizes) = page_request(&dir, &pair);
+        let mut req = neardup_web::ReportRequest {
+            k: "5".into(),
+            n: "128".into(),
+            ids,
+            sizes,
+            files: vec![Some(pair[0].clone()), Some(pair[1].clone())],
+            ..Default::default()
+        };
+        if base {
+            args.extend(["--base", "prompt.txt"]);
+            let (b, ids, sizes) = page_request(&dir, &["prompt.txt".to_owned()]);
+            data.extend(b);
+            (req.bases, req.base_sizes) = (ids, sizes);
+        }
+        ok(&neardup_in(dir.root(), &args));
+        let cli = read(dir.path("cli.html"));
+        assert_eq!(
+            cli,
+            neardup_web::report(&data, &req).unwrap(),
+            "pair report, base {base}"
+        );
+    }
+}
