@@ -226,6 +226,34 @@ mod tests {
         assert!(with.a < none.a);
     }
 
+    fn text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let pieces = prop::sample::select(vec![
+            "a", "A", "b", "c", "ΑΣ", "σ", " ", "  ", "\n", "\u{feff}",
+        ]);
+        prop::collection::vec(pieces, 0..60).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        /// Whatever the base, shared and from-base words together are
+        /// exactly `explain`'s shared words, and a base only moves words
+        /// from shared to from-base.
+        #[test]
+        fn a_base_only_relabels_shared_words(a in text(), b in text(), base in text(), kk in 1usize..4) {
+            let p = k(kk as u64);
+            let (wa, wb) = (Words::new(&a), Words::new(&b));
+            let e = crate::explain(&a, &b, p).unwrap();
+            let none = mark(&wa, &wb, None, kk);
+            let with = mark(&wa, &wb, Some(&Base::new([base.as_str()], p)), kk);
+            let o = with.outside();
+            proptest::prop_assert_eq!(o.shared_words_a + o.base_words_a, e.shared_words_a);
+            proptest::prop_assert_eq!(o.shared_words_b + o.base_words_b, e.shared_words_b);
+            for (x, y) in none.a.iter().zip(&with.a).chain(none.b.iter().zip(&with.b)) {
+                proptest::prop_assert_eq!(*x == Mark::Own, *y == Mark::Own);
+            }
+        }
+    }
+
     #[test]
     fn the_key_is_the_larger_share() {
         let o = |sa, wa, sb, wb| Outside {
