@@ -17,6 +17,9 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
+    if !args.report.base.is_empty() && args.report.report.is_none() && !args.explain.explain {
+        anyhow::bail!("--base sets a base text aside in --report and --explain: give one of them");
+    }
     let da = read_document(&args.a, &args.input.options())?;
     let db = read_document(&args.b, &args.input.options())?;
     let (a, b) = (&*da.text, &*db.text);

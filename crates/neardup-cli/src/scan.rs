@@ -79,6 +79,9 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     if args.write_deduped.is_some() && args.inputs.iter().any(|p| is_stdin(p)) {
         bail!("--write-deduped reads the inputs a second time, so it cannot take standard input ('-')");
     }
+    if args.report.report.is_none() && !args.report.base.is_empty() {
+        bail!("--base sets a base text aside in the report: give --report too");
+    }
     if args.report.report.is_some() && all_inputs_again(args).any(|p| is_stdin(p) || is_pipe(p)) {
         bail!("--report reads the texts of the documents in pairs a second time, so it cannot take standard input or a pipe");
     }

@@ -279,6 +279,14 @@ fn report_refuses_inputs_without_texts() {
     assert!(!dir.root().join("r.html").exists());
     let out = neardup_stdin(&["scan", "-q", "-", "--report", "r.html"], b"");
     assert_error(&out, 2, "cannot take standard input");
+    let out = neardup_in(dir.root(), &["scan", "-q", "c.jsonl", "--base", "c.jsonl"]);
+    assert_error(&out, 2, "give --report too");
+    dir.write("a.txt", "a b c");
+    let out = neardup_in(
+        dir.root(),
+        &["compare", "a.txt", "a.txt", "--base", "a.txt"],
+    );
+    assert_error(&out, 2, "--base sets a base text aside");
 }
 
 /// The page's request for files under `dir`: their names as the CLI shows

@@ -151,19 +151,21 @@ impl Outside {
 /// # Ok::<(), neardup::Error>(())
 /// ```
 pub fn mark(a: &Words, b: &Words, base: Option<&Base>, k: usize) -> Marks {
-    let set = |w: &Words| -> HashSet<String, FixedState> {
-        shingles(w.normalized(), k).map(str::to_owned).collect()
-    };
-    let (sa, sb) = (set(a), set(b));
+    let (sa, sb) = (shingle_set(a, k), shingle_set(b, k));
     Marks {
         a: marks_of(a, &sb, base, k),
         b: marks_of(b, &sa, base, k),
     }
 }
 
+/// The distinct shingles of a text, borrowed from its normalized text.
+fn shingle_set(w: &Words, k: usize) -> HashSet<&str, FixedState> {
+    shingles(w.normalized(), k).collect()
+}
+
 fn marks_of(
     words: &Words,
-    other: &HashSet<String, FixedState>,
+    other: &HashSet<&str, FixedState>,
     base: Option<&Base>,
     k: usize,
 ) -> Vec<Mark> {
