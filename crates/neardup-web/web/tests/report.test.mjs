@@ -123,3 +123,28 @@ test('the report opens from file:// without JavaScript and makes no request', as
   assert.deepEqual(others, [], 'no request but the file itself');
   await viewer.close();
 });
+
+test('30 essays of 3,000 words with 10 pairs: a report under 3 MB that opens in under a second', async () => {
+  const dir = join(work, 'thirty');
+  mkdirSync(join(dir, 'essays'), { recursive: true });
+  const rnd = rng(30);
+  const texts = Array.from({ length: 30 }, () => words(rnd, 3000));
+  for (let i = 0; i < 10; i++) texts[2 * i + 1] = texts[2 * i].map((w, j) => (j % 60 === 0 ? `y${j}` : w));
+  texts.forEach((t, i) => {
+    const lines = [];
+    for (let j = 0; j < t.length; j += 100) lines.push(t.slice(j, j + 100).join(' '));
+    writeFileSync(join(dir, 'essays', `e${String(i).padStart(2, '0')}.txt`), `${lines.join('\n\n')}\n`);
+  });
+  execFileSync(neardup, ['scan', '-q', 'essays', '--report', 'report.html'], { cwd: dir });
+  const bytes = readFileSync(join(dir, 'report.html'));
+  assert.equal(bytes.toString().match(/<section class=pair/g).length, 10);
+  const viewer = await browser.context.newPage();
+  const start = Date.now();
+  await viewer.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+  const wall = Date.now() - start;
+  const load = await viewer.evaluate(() => performance.getEntriesByType('navigation')[0].loadEventEnd);
+  console.log(`30 essays x 3000 words, 10 pairs: report ${bytes.length} bytes, load event at ${load.toFixed(0)} ms (goto ${wall} ms)`);
+  assert.ok(bytes.length < 3 << 20);
+  assert.ok(load < 1000, `${load} ms`);
+  await viewer.close();
+});
