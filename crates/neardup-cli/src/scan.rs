@@ -79,6 +79,18 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     if args.write_deduped.is_some() && args.inputs.iter().any(|p| is_stdin(p)) {
         bail!("--write-deduped reads the inputs a second time, so it cannot take standard input ('-')");
     }
+    let to_stdout = [
+        &args.pairs,
+        &args.clusters,
+        &args.keep_list,
+        &args.drop_list,
+        &args.write_deduped,
+    ];
+    if args.report.report.as_deref().is_some_and(is_stdin)
+        && to_stdout.iter().any(|p| p.as_deref().is_some_and(is_stdin))
+    {
+        bail!("only one output can go to standard output ('-')");
+    }
     if args.report.report.is_none() && !args.report.base.is_empty() {
         bail!("--base sets a base text aside in the report: give --report too");
     }
