@@ -31,6 +31,11 @@ pub struct ExplainRequest {
     /// from plain text, as a path does for the CLI.
     #[serde(default)]
     pub files: [Option<String>; 2],
+    /// Base texts (as text), set aside by the core's rule
+    /// ([`neardup::mark`]): the answer gains `shared_outside_base`, the
+    /// object `neardup compare --explain --json --base` prints.
+    #[serde(default)]
+    pub bases: Vec<String>,
 }
 
 /// Finds the passages document A shares with document B
@@ -95,6 +100,12 @@ pub fn explain(
             "longest": e.passages.iter().map(|p| p.words).max().unwrap_or(0),
             "passages": passages,
         });
+        if !req.bases.is_empty() {
+            let base = neardup::Base::new(req.bases.iter().map(String::as_str), params);
+            let (wa, wb) = (neardup::Words::new(&a), neardup::Words::new(&b));
+            let o = neardup::mark(&wa, &wb, Some(&base), params.k()).outside();
+            out["shared_outside_base"] = serde_json::to_value(o).unwrap_or_default();
+        }
         notes.add_to(&mut out);
         Ok(out)
     };
@@ -160,6 +171,29 @@ mod tests {
             k: k.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn base_texts_add_the_share_shared_outside_them() {
+        let prompt = "write about the river and the old bridge";
+        let a = format!("{prompt}. The river floods each spring and the bridge holds.");
+        let b = format!("{prompt}! The river floods each spring, they say.");
+        let mut r = req("3");
+        let texts = || [a.as_bytes().to_vec(), b.as_bytes().to_vec()];
+        assert!(explain(texts(), &r, &mut |_| {})
+            .get("shared_outside_base")
+            .is_none());
+        r.bases = vec![prompt.into()];
+        let out = explain(texts(), &r, &mut |_| {});
+        let o = &out["shared_outside_base"];
+        // "bridge." ends the prompt in A but not in the base text.
+        assert_eq!(o["base_words_a"], 7, "{out}");
+        let shared = |v: &Value| v.as_u64().unwrap();
+        assert!(shared(&o["shared_words_a"]) > 0);
+        assert_eq!(
+            shared(&o["shared_words_a"]) + 7,
+            shared(&out["shared_words"][0])
+        );
     }
 
     /// Slices `text` by UTF-16 offsets, as JS's `String.prototype.slice` does.
