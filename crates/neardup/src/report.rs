@@ -64,7 +64,7 @@ pub const MAX_EVIDENCE: usize = 100;
 /// cells); above, it is left out with a note.
 pub const MAX_MAP: usize = 200;
 /// A pair's evidence lists at most this many passages, the longest.
-pub const MAX_PASSAGES: usize = 50;
+pub const MAX_PASSAGES: usize = 20;
 /// A text longer than this (in bytes) is not shown in full; its passages
 /// are still listed.
 pub const MAX_SHOWN_BYTES: usize = 256 << 10;
