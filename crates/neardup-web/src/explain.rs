@@ -42,7 +42,9 @@ pub struct ExplainRequest {
 /// ([`neardup::explain`]).
 ///
 /// Returns `{"ok": true, "k", "words": [A, B], "shared_words": [A, B],
-/// "coverage": [A, B], "passages_total", "longest", "passages"}`, or
+/// "coverage": [A, B], "passages_total", "longest", "passages"}` (with
+/// base texts, also `shared_outside_base`, and each passage's
+/// `from_base`: how many of its words are from a base text), or
 /// `{"ok": false, "field", "error"}` where `field` is `k`, `a` or `b`.
 /// `passages` holds the longest `max_passages` in A's order; each is the
 /// CLI's `{"words", "b_occurrences", "a": SPAN, "b": SPAN}` with two more
@@ -103,8 +105,22 @@ pub fn explain(
         if !req.bases.is_empty() {
             let base = neardup::Base::new(req.bases.iter().map(String::as_str), params);
             let (wa, wb) = (neardup::Words::new(&a), neardup::Words::new(&b));
-            let o = neardup::mark(&wa, &wb, Some(&base), params.k()).outside();
-            out["shared_outside_base"] = serde_json::to_value(o).unwrap_or_default();
+            let marks = neardup::mark(&wa, &wb, Some(&base), params.k());
+            out["shared_outside_base"] = serde_json::to_value(marks.outside()).unwrap_or_default();
+            // Each passage's words of A that are from the base text: all of
+            // them for a passage the page shades as "from the base text".
+            let starts: Vec<usize> = (0..wa.len()).map(|i| wa.original(i).start).collect();
+            for (p, json) in shown
+                .iter()
+                .zip(out["passages"].as_array_mut().into_iter().flatten())
+            {
+                let first = starts.partition_point(|&s| s < p.a.start_byte);
+                let from_base = marks.a[first..first + p.words]
+                    .iter()
+                    .filter(|&&m| m == neardup::Mark::FromBase)
+                    .count();
+                json["from_base"] = from_base.into();
+            }
         }
         notes.add_to(&mut out);
         Ok(out)
@@ -193,6 +209,12 @@ mod tests {
         assert_eq!(
             shared(&o["shared_words_a"]) + 7,
             shared(&out["shared_words"][0])
+        );
+        let first = &out["passages"][0];
+        assert_eq!(
+            (first["words"].as_u64(), first["from_base"].as_u64()),
+            (Some(7), Some(7)),
+            "{out}"
         );
     }
 
