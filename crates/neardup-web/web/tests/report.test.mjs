@@ -105,6 +105,22 @@ test('Compare: the report is the bytes of `neardup compare --report` in the file
   assert.ok(html.includes(await page.textContent('#receipt-sha256')));
 });
 
+test('Evidence: a base text shades its passages and gives the share shared outside it', async () => {
+  // A and B are still e02 and e03 from the Compare test.
+  await page.click('#tab-evidence');
+  await page.click('#explain');
+  await page.waitForSelector('#evidence[data-state="done"]');
+  assert.equal(await page.$$eval('#evidence-a mark.base', (m) => m.length), 0);
+  assert.equal(await page.isVisible('#evidence-base-note'), false);
+  await page.setInputFiles('#evidence-base', join(work, 'prompt.txt'));
+  await page.evaluate(() => (document.getElementById('evidence').dataset.state = 'pending'));
+  await page.click('#explain');
+  await page.waitForSelector('#evidence[data-state="done"]');
+  assert.ok(await page.$$eval('#evidence-a mark.base', (m) => m.length) > 0);
+  assert.match(await page.textContent('#evidence-base-note'), /^Shared outside the base text: A \d/);
+  await page.screenshot({ path: join(artifacts, 'evidence-base.png') });
+});
+
 test('the report opens from file:// without JavaScript and makes no request', async () => {
   const { context } = browser;
   const viewer = await context.newPage();
