@@ -465,3 +465,100 @@ fn check(out: &mut String, pairs: usize) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::{self, Plan};
+
+    const T: &str = "the committee met on a grey morning to weigh the proposal for a new bridge";
+
+    /// `count` documents, the first two near-duplicates, the rest
+    /// distinct; scanned at 0.5 with k = 3.
+    fn scan_of(count: usize) -> (Vec<String>, Vec<Fingerprint>, scan::Outcome, Plan) {
+        let p = Params::new(3, 64).unwrap();
+        let mut texts = vec![T.to_owned(), T.replace("grey", "gray")];
+        texts.extend((2..count).map(|i| format!("document {i} says something else entirely, {i}")));
+        let fps: Vec<Fingerprint> = texts.iter().map(|t| Fingerprint::of(t, p)).collect();
+        let plan = Plan::new(p, Threshold::parse("0.5").unwrap());
+        let out = scan::run(&fps, 0, &plan).unwrap();
+        (texts, fps, out, plan)
+    }
+
+    fn render_scan(count: usize, with_texts: bool) -> Result<String, Error> {
+        let (texts, fps, out, plan) = scan_of(count);
+        let names: Vec<String> = (0..count).map(|i| format!("<d{i}>")).collect();
+        let docs: Vec<Document<'_>> = (0..count)
+            .map(|i| Document {
+                name: &names[i],
+                fingerprint: &fps[i],
+                text: (with_texts && i < 2).then(|| texts[i].as_str()),
+            })
+            .collect();
+        let input = Input {
+            settings: Settings {
+                params: plan.params(),
+                threshold: Some(plan.threshold()),
+                banding: Some(plan.banding()),
+                version: "9.9.9",
+                extractor: Some("neardup-extract-v1"),
+            },
+            documents: &docs,
+            pairs: &out.pairs,
+            clusters: &out.clusters,
+            refs: 0,
+            bases: &[],
+        };
+        render(&input)
+    }
+
+    #[test]
+    fn a_scan_report_has_every_section() {
+        let html = render_scan(5, true).unwrap();
+        for part in [
+            "<h2 id=settings>",
+            "<td>0.5 (pairs",
+            "<tr><th>Extractor<td>neardup-extract-v1",
+            "<tr><th>neardup<td>9.9.9",
+            "<h2 id=clusters>",
+            "<td><b>&lt;d0&gt;</b><td>&lt;d1&gt;",
+            "<svg class=map",
+            "<h2 id=documents>",
+            "<section class=pair id=\"p1\">",
+            "neardup verify receipt-",
+            "&#39;&lt;d0&gt;&#39; &#39;&lt;d1&gt;&#39;",
+        ] {
+            assert!(html.contains(part), "{part}");
+        }
+        assert!(!html.contains("<d0>") && !html.contains("<script"));
+    }
+
+    #[test]
+    fn above_the_map_limit_the_map_is_left_out_and_documents_listed_in_pairs_only() {
+        let html = render_scan(MAX_MAP + 1, true).unwrap();
+        assert!(!html.contains("<svg class=map"));
+        assert!(html.contains("this report has 201, so it is left out"));
+        assert!(html.contains("only those in a reported pair are listed"));
+        assert!(!html.contains("&lt;d7&gt;"));
+    }
+
+    #[test]
+    fn a_pair_without_its_texts_is_refused() {
+        assert_eq!(render_scan(3, false).unwrap_err(), Error::MissingText(0));
+        let (_, fps, _, plan) = scan_of(2);
+        let docs = [Document {
+            name: "a",
+            fingerprint: &fps[0],
+            text: Some(T),
+        }];
+        let input = Input {
+            settings: Settings::compare(plan.params(), "1"),
+            documents: &docs,
+            pairs: &[Pair::new(0, 1, None)],
+            clusters: &[],
+            refs: 0,
+            bases: &[],
+        };
+        assert_eq!(render(&input).unwrap_err(), Error::TooManyDocuments(2));
+    }
+}
