@@ -61,7 +61,7 @@ pub enum Command {
     Normalize(NormalizeArgs),
     /// Find, verify and cluster every near-duplicate pair of a corpus, in bounded memory.
     #[command(after_help = AFTER_HELP.as_str())]
-    Scan(ScanArgs),
+    Scan(Box<ScanArgs>),
     /// Print the text neardup compares for a document (DOCX, ODT, EPUB, HTML, PDF, RTF or text).
     #[command(after_help = AFTER_HELP.as_str())]
     Extract(ExtractArgs),
@@ -142,6 +142,23 @@ pub struct CompareArgs {
     pub receipt: Option<PathBuf>,
     #[command(flatten)]
     pub explain: crate::explain::ExplainArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// The HTML report and the base texts.
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// Also write one self-contained HTML report to FILE (no script, no
+    /// time in it: the same inputs give the same bytes; written atomically).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// A base text (an assignment's prompt, a template): passages that also
+    /// occur in it are shown as "from the base text", not as shared
+    /// evidence, in --report and --explain. Verdicts and receipts do not
+    /// change. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub base: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -286,6 +303,8 @@ pub struct ScanArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub batch: BatchArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 /// Parses a threshold like `0.75` exactly, into basis points: no float

@@ -8,21 +8,34 @@ use neardup::{Backend, Comparison, Doc, Params};
 use crate::args::CompareArgs;
 use crate::explain;
 use crate::output::{print, write_atomic};
+use crate::report::Bases;
+use neardup::report;
+use neardup::scan::Pair;
 use neardup_corpus::text::{at_most_one_stdin, display_name, read_document};
 
 pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
+    if !args.report.base.is_empty() && args.report.report.is_none() && !args.explain.explain {
+        anyhow::bail!("--base sets a base text aside in --report and --explain: give one of them");
+    }
     let da = read_document(&args.a, &args.input.options())?;
     let db = read_document(&args.b, &args.input.options())?;
     let (a, b) = (&*da.text, &*db.text);
-    let c = compare_in_parallel(&a, &b, params, backend)?;
+    let c = compare_in_parallel(a, b, params, backend)?;
     let evidence = args
         .explain
         .explain
         .then(|| neardup::explain(a, b, params))
         .transpose()?;
+    let bases = Bases::read(&args.report.base, &args.input.options())?;
+    let base = bases.base(params);
+    // The base text's rule, for --explain: the words shared outside it.
+    let outside = (evidence.is_some() && base.is_some()).then(|| {
+        let (wa, wb) = (neardup::Words::new(a), neardup::Words::new(b));
+        neardup::mark(&wa, &wb, base.as_ref(), params.k()).outside()
+    });
     // Microsecond resolution: finer digits would be noise.
     let elapsed_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     // The receipt file comes before stdout, so a failed write leaves no
@@ -31,6 +44,31 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         write_atomic(path, c.receipt.canonical().as_bytes())?;
     }
     let names = [display_name(&args.a), display_name(&args.b)];
+    if let Some(path) = &args.report.report {
+        let docs = [
+            report::Document {
+                name: &names[0],
+                fingerprint: &c.fingerprints[0],
+                text: Some(a),
+            },
+            report::Document {
+                name: &names[1],
+                fingerprint: &c.fingerprints[1],
+                text: Some(b),
+            },
+        ];
+        let mut settings = report::Settings::compare(params, crate::report::VERSION);
+        settings.extractor = crate::report::extractor([da.format, db.format]);
+        let input = report::Input {
+            settings,
+            documents: &docs,
+            pairs: &[Pair::new(0, 1, c.receipt.matches)],
+            clusters: &[],
+            refs: 0,
+            bases: &bases.named(),
+        };
+        crate::report::write(path, &input)?;
+    }
     let warnings = crate::extract::warnings(&[(&names[0], &da), (&names[1], &db)], params.k());
     let out = if args.json {
         let mut out = to_json(&c, &names, elapsed_ms);
@@ -40,6 +78,9 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         if let Some(e) = &evidence {
             explain::add_json(&mut out, e);
         }
+        if let Some(o) = &outside {
+            out["shared_outside_base"] = serde_json::to_value(o).unwrap_or_default();
+        }
         out.to_string() + "\n"
     } else {
         for w in &warnings {
@@ -48,6 +89,9 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         let mut out = human(&c, &names, elapsed_ms);
         if let Some(e) = &evidence {
             out += &explain::human(e, a, params.k(), &args.explain);
+        }
+        if let Some(o) = &outside {
+            out += &explain::outside(o);
         }
         out
     };

@@ -108,6 +108,23 @@ pub fn human(e: &Evidence, a: &str, k: usize, args: &ExplainArgs) -> String {
     out
 }
 
+/// The line `--base` adds: how much of each text is shared outside the
+/// base texts (the verdict and receipt are still the whole texts').
+pub fn outside(o: &neardup::Outside) -> String {
+    format!(
+        "  outside     A {:.1}% ({} of {} words), B {:.1}% ({} of {} words) shared outside the base text; \
+         from the base: A {} words, B {} words (the verdict and receipt are the whole texts')\n",
+        100.0 * o.a,
+        o.shared_words_a,
+        o.words_a,
+        100.0 * o.b,
+        o.shared_words_b,
+        o.words_b,
+        o.base_words_a,
+        o.base_words_b
+    )
+}
+
 /// `212 words, A line 12, B line 40 (3 times in B)`.
 fn location(p: &Passage) -> String {
     let times = match p.b_occurrences {

@@ -10,6 +10,7 @@ mod extract;
 mod normalize;
 mod output;
 mod progress;
+mod report;
 mod scan;
 mod sign;
 mod verify;

@@ -22,6 +22,7 @@ mod corpus;
 mod outputs;
 mod pairs;
 mod runs;
+mod texts;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -55,6 +56,11 @@ fn remove_on_interrupt(path: PathBuf) {
     }
 }
 
+/// Every input, `--against` ones included.
+fn all_inputs_again(args: &ScanArgs) -> impl Iterator<Item = &std::path::Path> {
+    args.against.iter().chain(&args.inputs).map(|p| p.as_path())
+}
+
 pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
@@ -73,6 +79,24 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
     if args.write_deduped.is_some() && args.inputs.iter().any(|p| is_stdin(p)) {
         bail!("--write-deduped reads the inputs a second time, so it cannot take standard input ('-')");
+    }
+    let to_stdout = [
+        &args.pairs,
+        &args.clusters,
+        &args.keep_list,
+        &args.drop_list,
+        &args.write_deduped,
+    ];
+    if args.report.report.as_deref().is_some_and(is_stdin)
+        && to_stdout.iter().any(|p| p.as_deref().is_some_and(is_stdin))
+    {
+        bail!("only one output can go to standard output ('-')");
+    }
+    if args.report.report.is_none() && !args.report.base.is_empty() {
+        bail!("--base sets a base text aside in the report: give --report too");
+    }
+    if args.report.report.is_some() && all_inputs_again(args).any(|p| is_stdin(p) || is_pipe(p)) {
+        bail!("--report reads the texts of the documents in pairs a second time, so it cannot take standard input or a pipe");
     }
     if let Some(pipe) = args
         .inputs
@@ -97,6 +121,14 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let sinks = outputs::Sinks::create(args)?;
     for p in sinks.temp_paths() {
         remove_on_interrupt(p);
+    }
+    let report = match &args.report.report {
+        Some(path) if is_stdin(path) => Some(crate::output::Sink::create(None)?),
+        Some(path) => Some(crate::output::Sink::create(Some(path))?),
+        None => None,
+    };
+    if let Some(p) = report.as_ref().and_then(|s| s.temp_path()) {
+        remove_on_interrupt(p.to_owned());
     }
     let temp = runs::SpillDir::new(args.temp_dir.clone().unwrap_or_else(std::env::temp_dir))?;
 
@@ -137,6 +169,9 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
         time("clusters", &mut times);
 
         sinks.write(&corpus, &outcome, args)?;
+        if let Some(sink) = report {
+            texts::write(sink, &corpus, &outcome, &plan, args)?;
+        }
         time("outputs", &mut times);
         let all = &outcome.pairs;
 

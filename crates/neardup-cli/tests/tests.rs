@@ -11,4 +11,5 @@ mod explain;
 mod faults;
 mod formats;
 mod odd_args;
+mod report;
 mod scan;

@@ -91,7 +91,7 @@ pub fn collection(
     run(data, req, progress).unwrap_or_else(|(field, error)| failure(field, &error))
 }
 
-type Failure = (&'static str, String);
+pub(crate) type Failure = (&'static str, String);
 
 fn run(
     data: &[u8],
@@ -208,7 +208,7 @@ fn run(
 
 /// The documents cut out of `data`, in the order `neardup scan` gives a
 /// directory's files (see [`collection`]), refusing two with one id.
-fn in_path_order<'d>(
+pub(crate) fn in_path_order<'d>(
     data: &'d [u8],
     ids: &'d [String],
     sizes: &[u64],

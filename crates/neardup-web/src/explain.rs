@@ -31,13 +31,20 @@ pub struct ExplainRequest {
     /// from plain text, as a path does for the CLI.
     #[serde(default)]
     pub files: [Option<String>; 2],
+    /// Base texts (as text), set aside by the core's rule
+    /// ([`neardup::mark`]): the answer gains `shared_outside_base`, the
+    /// object `neardup compare --explain --json --base` prints.
+    #[serde(default)]
+    pub bases: Vec<String>,
 }
 
 /// Finds the passages document A shares with document B
 /// ([`neardup::explain`]).
 ///
 /// Returns `{"ok": true, "k", "words": [A, B], "shared_words": [A, B],
-/// "coverage": [A, B], "passages_total", "longest", "passages"}`, or
+/// "coverage": [A, B], "passages_total", "longest", "passages"}` (with
+/// base texts, also `shared_outside_base`, and each passage's
+/// `from_base`: how many of its words are from a base text), or
 /// `{"ok": false, "field", "error"}` where `field` is `k`, `a` or `b`.
 /// `passages` holds the longest `max_passages` in A's order; each is the
 /// CLI's `{"words", "b_occurrences", "a": SPAN, "b": SPAN}` with two more
@@ -95,6 +102,26 @@ pub fn explain(
             "longest": e.passages.iter().map(|p| p.words).max().unwrap_or(0),
             "passages": passages,
         });
+        if !req.bases.is_empty() {
+            let base = neardup::Base::new(req.bases.iter().map(String::as_str), params);
+            let (wa, wb) = (neardup::Words::new(&a), neardup::Words::new(&b));
+            let marks = neardup::mark(&wa, &wb, Some(&base), params.k());
+            out["shared_outside_base"] = serde_json::to_value(marks.outside()).unwrap_or_default();
+            // Each passage's words of A that are from the base text: all of
+            // them for a passage the page shades as "from the base text".
+            let starts: Vec<usize> = (0..wa.len()).map(|i| wa.original(i).start).collect();
+            for (p, json) in shown
+                .iter()
+                .zip(out["passages"].as_array_mut().into_iter().flatten())
+            {
+                let first = starts.partition_point(|&s| s < p.a.start_byte);
+                let from_base = marks.a[first..first + p.words]
+                    .iter()
+                    .filter(|&&m| m == neardup::Mark::FromBase)
+                    .count();
+                json["from_base"] = from_base.into();
+            }
+        }
         notes.add_to(&mut out);
         Ok(out)
     };
@@ -160,6 +187,35 @@ mod tests {
             k: k.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn base_texts_add_the_share_shared_outside_them() {
+        let prompt = "write about the river and the old bridge";
+        let a = format!("{prompt}. The river floods each spring and the bridge holds.");
+        let b = format!("{prompt}! The river floods each spring, they say.");
+        let mut r = req("3");
+        let texts = || [a.as_bytes().to_vec(), b.as_bytes().to_vec()];
+        assert!(explain(texts(), &r, &mut |_| {})
+            .get("shared_outside_base")
+            .is_none());
+        r.bases = vec![prompt.into()];
+        let out = explain(texts(), &r, &mut |_| {});
+        let o = &out["shared_outside_base"];
+        // "bridge." ends the prompt in A but not in the base text.
+        assert_eq!(o["base_words_a"], 7, "{out}");
+        let shared = |v: &Value| v.as_u64().unwrap();
+        assert!(shared(&o["shared_words_a"]) > 0);
+        assert_eq!(
+            shared(&o["shared_words_a"]) + 7,
+            shared(&out["shared_words"][0])
+        );
+        let first = &out["passages"][0];
+        assert_eq!(
+            (first["words"].as_u64(), first["from_base"].as_u64()),
+            (Some(7), Some(7)),
+            "{out}"
+        );
     }
 
     /// Slices `text` by UTF-16 offsets, as JS's `String.prototype.slice` does.

@@ -5,7 +5,7 @@
 //! request, then text A, then text B), copies the bytes in, and hands the
 //! buffers to [`nd_compare`], [`nd_verify`] or [`nd_explain`], which take ownership and free
 //! them. [`nd_collection`] takes the request and one buffer holding every
-//! document, one after another. Each export returns the length of its JSON answer, which stays in
+//! document, one after another; [`nd_report`] likewise, base texts last. Each export returns the length of its JSON answer, which stays in
 //! a module-owned buffer at [`nd_out`] until the next call.
 
 #![allow(unsafe_code)]
@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::compare::failure;
-use crate::{collection, compare, explain, verify, CollectionStage, Stage};
+use crate::{collection, compare, explain, report_json, verify, CollectionStage, Stage};
 
 #[link(wasm_import_module = "neardup")]
 extern "C" {
@@ -187,6 +187,27 @@ pub unsafe extern "C" fn nd_collection(
     let (req, data) = unsafe { (take(req, req_len), take(data, data_len)) };
     answer(&match request(&req) {
         Ok(r) => collection(&data, &r, &mut report_count),
+        Err(e) => e,
+    })
+}
+
+/// Renders the HTML report; the request is a [`crate::ReportRequest`] as
+/// JSON and `data` every document's bytes, then every base text's. The
+/// answer is `{"ok": true, "html"}` or the page's error object.
+///
+/// # Safety
+/// As for [`nd_compare`].
+#[no_mangle]
+pub unsafe extern "C" fn nd_report(
+    req: *mut u8,
+    req_len: usize,
+    data: *mut u8,
+    data_len: usize,
+) -> usize {
+    // SAFETY: the caller hands over two distinct live buffers from `nd_alloc`.
+    let (req, data) = unsafe { (take(req, req_len), take(data, data_len)) };
+    answer(&match request(&req) {
+        Ok(r) => report_json(&data, &r),
         Err(e) => e,
     })
 }

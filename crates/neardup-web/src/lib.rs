@@ -7,6 +7,7 @@
 //! receipts are the core's receipts.
 //!
 //! The safe functions below are what the native tests exercise; the
+//! [`report`] renders the same HTML report as `neardup --report`. The
 //! `extern "C"` exports that the page's JS glue calls (`ffi`, compiled only
 //! for `wasm32`) wrap them and hold the crate's only `unsafe` code.
 //!
@@ -26,6 +27,7 @@ mod decode;
 mod explain;
 #[cfg(target_arch = "wasm32")]
 mod ffi;
+mod report;
 mod stage;
 mod verify;
 
@@ -33,5 +35,6 @@ pub use collection::{collection, CollectionRequest, DEFAULT_MAP_LIMIT};
 pub use compare::{compare, CompareRequest};
 pub use decode::{decode, Decoded};
 pub use explain::{explain, ExplainRequest, DEFAULT_MAX_PASSAGES};
+pub use report::{report, report_json, ReportRequest, VERSION};
 pub use stage::{CollectionStage, Stage};
 pub use verify::{verify, VerifyRequest};

@@ -144,10 +144,37 @@ async function collection(msg, post) {
   post({ type: 'result', result });
 }
 
+/**
+ * Renders the HTML report: the documents (files or typed text), then the
+ * base texts, one after another in one buffer, handed to nd_report. The
+ * bytes are the CLI's `--report` for the same files and settings.
+ */
+async function report(msg, post) {
+  post({ type: 'progress', fraction: 0, label: 'Reading files' });
+  const parts = [];
+  for (const d of [...msg.docs, ...msg.bases]) parts.push(await readDoc(d, () => {}));
+  const sizes = parts.slice(0, msg.docs.length).map((p) => p.length);
+  const baseSizes = parts.slice(msg.docs.length).map((p) => p.length);
+  const total = parts.reduce((sum, p) => sum + p.length, 0);
+  post({ type: 'progress', fraction: 0.3, label: 'Writing the report' });
+  const instance = await instantiate();
+  const x = instance.exports;
+  const data = x.nd_alloc(total);
+  let at = 0;
+  for (const p of parts) {
+    new Uint8Array(x.memory.buffer, data + at, p.length).set(p);
+    at += p.length;
+  }
+  const request = { ...msg.request, sizes, base_sizes: baseSizes };
+  const [req, reqLen] = put(x, new TextEncoder().encode(JSON.stringify(request)));
+  post({ type: 'result', result: output(x, x.nd_report(req, reqLen, data, total)) });
+}
+
 async function run(msg) {
   const { id, op } = msg;
   const post = (m) => self.postMessage({ id, ...m });
   if (op === 'collection') return collection(msg, post);
+  if (op === 'report') return report(msg, post);
   if (op === 'sha256') {
     const instance = await instantiate();
     const r = call(instance, 'nd_sha256', [wasmBytes]);

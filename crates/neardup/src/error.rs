@@ -67,6 +67,9 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// A report needs the text of every document of a reported pair, and
+    /// this document (its number, from 0) has none.
+    MissingText(u64),
     /// Bytes that are not UTF-8, decoded strictly.
     InvalidUtf8 {
         /// The offset of the first invalid byte.
@@ -120,6 +123,10 @@ impl fmt::Display for Error {
             // The problem names the field already, in the words a user
             // reads: "field 'shingles' is 0 but the signature is set".
             Error::MalformedRecord { problem, .. } => f.write_str(problem),
+            Error::MissingText(d) => write!(
+                f,
+                "document {d} is in a reported pair, but the report was given no text for it"
+            ),
             Error::InvalidUtf8 { offset, binary } => {
                 write!(f, "invalid UTF-8 at byte {offset}")?;
                 if *binary {

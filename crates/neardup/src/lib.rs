@@ -57,6 +57,12 @@ mod suffix_automaton;
 mod words;
 
 pub use evidence::{explain, Evidence, Passage};
+
+// Base texts, set aside from the evidence, and the one HTML report.
+mod base;
+pub mod report;
+
+pub use base::{mark, Base, Mark, Marks, Outside};
 pub use span::Span;
 pub use words::Words;
 

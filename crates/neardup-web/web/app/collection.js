@@ -267,3 +267,35 @@ $('collection-download-pairs').addEventListener('click', () => saveText(`neardup
 // bytes (without the newline) hash to line i's receipt_sha256.
 $('collection-download-receipts').addEventListener('click', () => saveText(`neardup-receipts-${stamp()}.jsonl`, collection.result.pairs.map((p) => `${p.receipt}\n`).join(''), 'application/jsonl'));
 $('collection-download-clusters').addEventListener('click', () => saveText(`neardup-clusters-${stamp()}.jsonl`, collection.result.clusters_jsonl, 'application/jsonl'));
+
+// The HTML report of the last run, with the base texts chosen now: byte for
+// byte `neardup scan F --threshold T --report R [--base B]...`. No time is
+// in it; a long collection takes a while, as evidence is found per pair.
+$('collection-download-report').addEventListener('click', async () => {
+  const r = collection.result;
+  if (!r) return;
+  showError('collection-error', '');
+  const docs = Array.from(r.files, ([id, file]) => ({ id, file }));
+  const bases = Array.from($('collection-base').files, (file) => ({ file }));
+  let job;
+  try {
+    job = await runJob('collection', {
+      op: 'report',
+      docs,
+      bases,
+      request: {
+        k: String(r.k),
+        n: String(r.n),
+        threshold: r.threshold,
+        lossy: $('lossy').checked,
+        ids: docs.map((d) => d.id),
+        bases: bases.map((b) => b.file.name),
+      },
+    }, 'collection-download-report');
+  } catch (err) {
+    showError('collection-error', `Could not make the report: ${err.message}`);
+    return;
+  }
+  if (!job.result.ok) return showError('collection-error', job.result.error);
+  saveText(`neardup-report-${stamp()}.html`, job.result.html, 'text/html');
+});

@@ -1,6 +1,6 @@
 // The Compare tab: the verdict, the figures and the receipt of A and B.
 import { $, saveText, showError } from './dom.js';
-import { documents, files, names } from './documents.js';
+import { documents, files, labels, names } from './documents.js';
 import { fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
 import { selectTab } from './tabs.js';
@@ -145,4 +145,26 @@ $('use-receipt').addEventListener('click', () => {
   $('verify-sha256').value = lastReceipt.receipt_sha256;
   selectTab($('tab-verify'), false);
   $('verify').focus();
+});
+
+// The HTML report of this comparison: byte for byte `neardup compare A B
+// --report` run where A and B have these names. No time is in it.
+$('download-report').addEventListener('click', async () => {
+  if (!lastReceipt) return;
+  showError('compare-error', '');
+  let job;
+  try {
+    job = await runJob('compare', {
+      op: 'report',
+      docs: documents(),
+      bases: [],
+      request: { k: String(lastReceipt.receipt.k), n: String(lastReceipt.receipt.n), lossy: $('lossy').checked, ids: labels(), files: files() },
+    }, 'download-report');
+  } catch (err) {
+    showError('compare-error', `Could not make the report: ${err.message}`);
+    return;
+  }
+  const r = job.result;
+  if (!r.ok) return showError('compare-error', r.error);
+  saveText(`neardup-report-${lastReceipt.receipt_sha256.slice(0, 12)}.html`, r.html, 'text/html');
 });

@@ -92,4 +92,6 @@ export function documents() {
 }
 /** The documents' file names (null for typed text): they tell HTML from plain text. */
 export const files = () => ['a', 'b'].map((key) => (docs[key].file ? docs[key].file.name : null));
+/** The documents' names as a report shows them: the file's label, else "document A". */
+export const labels = () => ['a', 'b'].map((key) => (docs[key].file ? docs[key].label : `document ${key.toUpperCase()}`));
 export const names = () => ['a', 'b'].map((key) => (docs[key].file ? `'${docs[key].label}' (document ${key.toUpperCase()})` : `document ${key.toUpperCase()}`));

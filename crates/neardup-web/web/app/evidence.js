@@ -172,6 +172,16 @@ function showEvidence(r) {
     renderText($('evidence-a'), r.texts[0], spansA.map(([s, e, i]) => [s, e, [i]]), 'a'),
     renderText($('evidence-b'), r.texts[1], pieces(spansB), 'b'),
   ];
+  // Passages whose words are all from a base text are shaded, not evidence.
+  const base = r.shared_outside_base;
+  r.passages.forEach((p, i) => {
+    if (base && p.from_base === p.words) for (const side of [0, 1]) for (const m of evidence.marks[side][i]) m.classList.add('base');
+  });
+  const baseNote = $('evidence-base-note');
+  baseNote.hidden = !base;
+  if (base) {
+    baseNote.textContent = `Shared outside the base text: A ${pct(base.a)} (${fmtInt(base.shared_words_a)} words), B ${pct(base.b)} (${fmtInt(base.shared_words_b)} words); passages from the base text are shaded. The verdict and the receipt are still those of the whole texts.`;
+  }
   const first = evidence.marks[0][0];
   if (first) first[0].tabIndex = 0;
   $('passage-prev').disabled = true;
@@ -194,10 +204,12 @@ $('evidence-form').addEventListener('submit', async (e) => {
   const k = $('evidence-k').validity.badInput ? 'not a number' : $('evidence-k').value;
   let job;
   try {
+    // Base texts go in the request as text: plain text only.
+    const bases = await Promise.all(Array.from($('evidence-base').files, (f) => f.text()));
     job = await runJob('explain', {
       op: 'explain',
       docs: documents(),
-      request: { k, max_passages: MAX_PASSAGES, lossy: $('lossy').checked, names: names(), files: files() },
+      request: { k, max_passages: MAX_PASSAGES, lossy: $('lossy').checked, names: names(), files: files(), bases },
     });
   } catch (err) {
     view.dataset.state = 'error';

@@ -14,9 +14,10 @@ import { chromium } from 'playwright-core';
 const here = dirname(fileURLToPath(import.meta.url));
 export const root = resolve(here, '../../../..');
 export const dist = process.env.DIST || join(root, 'dist');
-// The tests open the committed page, the file users download; the build
+// The tests open the committed page, the file users download (NEARDUP_PAGE
+// names another build to try); the build
 // test and scripts/build-page --check hold it equal to a fresh build.
-export const pagePath = join(root, 'neardup.html');
+export const pagePath = process.env.NEARDUP_PAGE || join(root, 'neardup.html');
 export const pageUrl = pathToFileURL(pagePath).href;
 export const vectorsDir = join(root, 'vectors');
 export const artifacts = process.env.WEB_ARTIFACTS || join(root, 'target', 'web-artifacts');
