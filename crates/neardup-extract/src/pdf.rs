@@ -15,6 +15,8 @@ mod font;
 mod lines;
 mod page;
 
+use std::collections::HashSet;
+
 use lopdf::{Document, LoadOptions};
 
 use crate::{Error, Limits};
@@ -41,7 +43,12 @@ pub(crate) fn extract(
     let mut lines = lines::Lines::new(limits);
     let mut pages = 0usize;
     let mut runner = page::Runner::new(&doc, &mut budget, *limits, &mut lines);
+    // A page tree that lists a node twice (or itself) gives each page once.
+    let mut seen = HashSet::new();
     for id in doc.page_iter() {
+        if !seen.insert(id) {
+            continue;
+        }
         pages += 1;
         runner.page(id)?;
         runner.end_page()?;

@@ -17,6 +17,8 @@ use crate::{Error, Limits};
 
 /// Form XObjects nested deeper than this are not entered.
 const MAX_FORM_DEPTH: usize = 16;
+/// Streams under this size are exempt from the ratio cap (as zip entries are).
+const RATIO_FLOOR: u64 = 1 << 20;
 /// `q` nested deeper than this is ignored (a hostile stream could push forever).
 const MAX_SAVE_DEPTH: usize = 1024;
 
@@ -137,12 +139,26 @@ impl<'a, 'l> Runner<'a, 'l> {
 
     /// Decompresses a stream within the budget.
     fn data(&mut self, stream: &lopdf::Stream) -> Result<Vec<u8>, Error> {
-        let cap = usize::try_from(*self.budget).unwrap_or(usize::MAX);
-        let data = match stream.decompressed_content_with_limit(cap) {
+        let ratio_cap = (stream.content.len() as u64)
+            .saturating_mul(self.limits.max_ratio)
+            .max(RATIO_FLOOR);
+        let cap = (*self.budget).min(ratio_cap);
+        let data = match stream
+            .decompressed_content_with_limit(usize::try_from(cap).unwrap_or(usize::MAX))
+        {
             Ok(data) => data,
             Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
                 ..
-            })) => return Err(self.limits.too_large()),
+            })) => {
+                return Err(if cap < *self.budget {
+                    Error::Limit(format!(
+                        "a PDF stream expands more than {}:1 (a bomb?)",
+                        self.limits.max_ratio
+                    ))
+                } else {
+                    self.limits.too_large()
+                });
+            }
             // An unknown filter or a broken stream: the raw bytes, as viewers do.
             Err(_) if stream.filters().map(|f| f.is_empty()).unwrap_or(true) => {
                 stream.content.clone()
