@@ -41,7 +41,7 @@ for f in crates/neardup-extract/tests/fixtures/pdf/report.pdf \
          crates/neardup-extract/tests/fixtures/pdf/page.pdf "$long"; do
   json=$work/$(basename "$f").json
   hyperfine -N --warmup 3 --min-runs 10 --export-json "$json" \
-    "$ours $f" "pdftotext -enc UTF-8 $f /dev/null" >/dev/null
+    "$ours $f" "pdftotext -enc UTF-8 $f /dev/null" >/dev/null 2>&1
   python3 - "$json" "$(basename "$f")" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]

@@ -74,7 +74,7 @@ impl Lines {
         for c in text.chars() {
             self.char(c)?;
         }
-        let len = dir.0.hypot(dir.1);
+        let len = length(dir);
         let dir = if len.is_finite() && len > 0.0 {
             (dir.0 / len, dir.1 / len)
         } else {
@@ -138,6 +138,14 @@ impl Lines {
         }
         self.out.finish().map(Some)
     }
+}
+
+/// The length of a vector. Not `f64::hypot`, whose last bit differs
+/// between C libraries (glibc, wasm's libm): only `+ - * /` and `sqrt`,
+/// which IEEE 754 rounds exactly, so every platform draws lines and
+/// spaces at the same places and gives the same text.
+pub(super) fn length((x, y): (f64, f64)) -> f64 {
+    (x * x + y * y).sqrt()
 }
 
 /// The letters of a Unicode ligature (U+FB00..U+FB06), as their

@@ -12,7 +12,7 @@ use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::font::{deref, number, Font};
-use super::lines::Lines;
+use super::lines::{length, Lines};
 use crate::{Error, Limits};
 
 /// Form XObjects nested deeper than this are not entered.
@@ -384,7 +384,7 @@ impl<'a, 'l> Runner<'a, 'l> {
             font.text(code, &mut text);
             let [a, b, c, d, e, f] = trm.0;
             self.lines
-                .glyph(&text, (e, f), (end.0[4], end.0[5]), (a, b), c.hypot(d))?;
+                .glyph(&text, (e, f), (end.0[4], end.0[5]), (a, b), length((c, d)))?;
         }
         Ok(())
     }
