@@ -61,11 +61,16 @@ pub(crate) fn extract(
     let mut runner = page::Runner::new(&doc, &mut budget, *limits, &mut lines);
     // A page tree that lists a node twice (or itself) gives each page once.
     let mut seen = HashSet::new();
+    let mut broken = Vec::new();
     for id in doc.page_iter() {
         if !seen.insert(id) {
             continue;
         }
         pages += 1;
+        if doc.get_dictionary(id).is_err() {
+            broken.push(pages);
+            warnings.push(format!("page {pages} does not parse: left out"));
+        }
         runner.page(id)?;
         runner.end_page()?;
     }
@@ -73,7 +78,16 @@ pub(crate) fn extract(
     if pages == 0 {
         return Err(Error::corrupt("PDF", "no pages"));
     }
-    lines.finish()?.ok_or(Error::NoTextLayer)
+    match lines.finish()? {
+        Some(text) => Ok(text),
+        // Pages that hold no text because they do not parse are a broken
+        // file, not a scan.
+        None if !broken.is_empty() => Err(Error::corrupt(
+            "PDF",
+            format!("{} of its {pages} pages do not parse", broken.len()),
+        )),
+        None => Err(Error::NoTextLayer),
+    }
 }
 
 /// A load failure in words.
