@@ -207,7 +207,12 @@ impl<'a, 'l> Runner<'a, 'l> {
             return Some(font.clone());
         }
         let dict = o.as_dict().ok()?;
-        let limit = usize::try_from(*self.budget).unwrap_or(usize::MAX);
+        // A `/ToUnicode` map inflates within the budget and the ratio cap.
+        let raw = deref(self.doc, dict.get(b"ToUnicode"))
+            .and_then(Object::as_stream)
+            .map_or(0, |s| s.content.len() as u64);
+        let cap = (*self.budget).min(raw.saturating_mul(self.limits.max_ratio).max(RATIO_FLOOR));
+        let limit = usize::try_from(cap).unwrap_or(usize::MAX);
         let font = Rc::new(Font::load(self.doc, dict, limit));
         if !font.has_text() && !self.warned_no_map {
             self.warned_no_map = true;
