@@ -265,7 +265,15 @@ fn a_stream_that_inflates_past_max_size_is_stopped() {
         message(pdf_with(&file, limits)),
         "expands to more than the --max-size limit of 1048576 bytes"
     );
+    // An object stream, which lopdf inflates while loading the file.
+    let objects = stream("/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", &packed);
+    let file = one_page(PAGES, stream("", b"BT ET"), &[objects]);
+    assert_eq!(
+        message(pdf_with(&file, limits)),
+        "expands to more than the --max-size limit of 1048576 bytes"
+    );
     // The ratio cap stops it too, whatever the size cap.
+    let file = one_page(PAGES, stream("/Filter /FlateDecode", &packed), &[]);
     let limits = Limits {
         max_ratio: 100,
         ..Limits::default()
