@@ -38,6 +38,33 @@ def seed(target, data, whole=False):
     (d / ("seed-" + hashlib.sha256(data).hexdigest()[:16])).write_bytes(data)
 
 
+def whole_seed(target, data):
+    """A seed kept whole: a PDF cut short loses its cross-reference table."""
+    d = OUT / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / ("seed-" + hashlib.sha256(data).hexdigest()[:16])).write_bytes(data)
+
+
+def tiny_pdf(content):
+    """A one-page PDF drawing `content` with Helvetica, its xref correct."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
 def record(key, name, doc, k, n):
     fields = {
         key: name,
@@ -88,6 +115,15 @@ def main():
                   ".html": "extract_html", ".rtf": "extract_rtf"}.get(path.suffix)
         if target:
             seed(target, path.read_bytes(), whole=True)
+
+    # PDF: the fixtures made by real tools, and small handmade files.
+    for pdf in sorted((ROOT / "crates" / "neardup-extract" / "tests" / "fixtures" / "pdf").glob("*.pdf")):
+        whole_seed("extract_pdf", pdf.read_bytes())
+    for content in (
+        b"BT /F1 12 Tf 72 720 Td (Hello world) Tj 0 -14 Td [(A)-120(B)] TJ ET",
+        b"q 1 0 0 1 10 10 cm BT /F1 9 Tf 2 Tc 3 Tw 90 Tz 12 TL (a) ' 1 2 (b) \" T* (c) Tj ET Q",
+    ):
+        whole_seed("extract_pdf", tiny_pdf(content))
 
     # Inputs that once crashed a target (each also a unit test in its
     # crate) stay in its corpus.

@@ -33,7 +33,9 @@ export CARGO_PROFILE_RELEASE_PANIC=abort
 export CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_STRIP=true
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
-export RUSTFLAGS="--remap-path-prefix=$root=/neardup --remap-path-prefix=$cargo_home=/cargo"
+# RUSTFLAGS replaces .cargo/config.toml's target rustflags: repeat its
+# getrandom backend (see there).
+export RUSTFLAGS="--remap-path-prefix=$root=/neardup --remap-path-prefix=$cargo_home=/cargo --cfg getrandom_backend=\"unsupported\""
 (cd "$root" && cargo build --quiet -p neardup-web --release --target wasm32-unknown-unknown --target-dir "$target")
 
 mkdir -p "$dist"

@@ -1,0 +1,396 @@
+//! A page's content streams, run just far enough to know where each glyph
+//! lands: the graphics state's matrix (`q`, `Q`, `cm`), the text state
+//! (`Tc`, `Tw`, `Tz`, `TL`, `Tf`, `Ts`), text positioning (`Td`, `TD`,
+//! `Tm`, `T*`), the text-showing operators (`Tj`, `TJ`, `'`, `"`) and
+//! form XObjects (`Do`). Glyphs are written in content-stream order; their
+//! positions only decide where a line ends and where a space goes.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use lopdf::content::Content;
+use lopdf::{Dictionary, Document, Object, ObjectId};
+
+use super::font::{deref, number, Font};
+use super::lines::{length, Lines};
+use crate::{Error, Limits};
+
+/// Form XObjects nested deeper than this are not entered.
+const MAX_FORM_DEPTH: usize = 16;
+/// Streams under this size are exempt from the ratio cap (as zip entries are).
+const RATIO_FLOOR: u64 = 1 << 20;
+/// `q` nested deeper than this is ignored (a hostile stream could push forever).
+const MAX_SAVE_DEPTH: usize = 1024;
+
+/// A 2-D affine matrix `[a b c d e f]`, as PDF writes them.
+#[derive(Clone, Copy, Debug)]
+struct Matrix([f64; 6]);
+
+impl Matrix {
+    const IDENTITY: Matrix = Matrix([1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+
+    /// `self` then `m`: PDF's `self × m`.
+    fn then(self, m: Matrix) -> Matrix {
+        let [a, b, c, d, e, f] = self.0;
+        let [a2, b2, c2, d2, e2, f2] = m.0;
+        Matrix([
+            a * a2 + b * c2,
+            a * b2 + b * d2,
+            c * a2 + d * c2,
+            c * b2 + d * d2,
+            e * a2 + f * c2 + e2,
+            e * b2 + f * d2 + f2,
+        ])
+    }
+
+    fn translate(x: f64, y: f64) -> Matrix {
+        Matrix([1.0, 0.0, 0.0, 1.0, x, y])
+    }
+}
+
+/// The parts of the graphics state that move glyphs.
+#[derive(Clone)]
+struct State<'a> {
+    ctm: Matrix,
+    font: Option<Rc<Font<'a>>>,
+    size: f64,
+    char_spacing: f64,
+    word_spacing: f64,
+    /// `Tz` / 100.
+    scale: f64,
+    leading: f64,
+    rise: f64,
+}
+
+/// Where resources are looked up: a dictionary, then referenced ones in order.
+#[derive(Clone, Default)]
+pub(super) struct Resources<'a> {
+    direct: Option<&'a Dictionary>,
+    ids: Vec<ObjectId>,
+}
+
+impl<'a> Resources<'a> {
+    pub(super) fn of_page(doc: &'a Document, page: ObjectId) -> Resources<'a> {
+        match doc.get_page_resources(page) {
+            Ok((direct, ids)) => Resources { direct, ids },
+            Err(_) => Resources::default(),
+        }
+    }
+
+    /// Entry `name` of the resource category `kind` (`Font`, `XObject`).
+    fn get(
+        &self,
+        doc: &'a Document,
+        kind: &[u8],
+        name: &[u8],
+    ) -> Option<(Option<ObjectId>, &'a Object)> {
+        let dicts = self.direct.into_iter().chain(
+            self.ids
+                .iter()
+                .filter_map(|id| doc.get_dictionary(*id).ok()),
+        );
+        for dict in dicts {
+            let Ok(category) = deref(doc, dict.get(kind)).and_then(Object::as_dict) else {
+                continue;
+            };
+            if let Ok(o) = category.get(name) {
+                return match o {
+                    Object::Reference(id) => doc.get_object(*id).ok().map(|o| (Some(*id), o)),
+                    o => Some((None, o)),
+                };
+            }
+        }
+        None
+    }
+}
+
+/// Runs content streams, writing their glyphs into [`Lines`].
+pub(super) struct Runner<'a, 'l> {
+    doc: &'a Document,
+    fonts: HashMap<ObjectId, Rc<Font<'a>>>,
+    /// Bytes still allowed to be decompressed, all streams together.
+    budget: &'l mut u64,
+    limits: Limits,
+    lines: &'l mut Lines,
+    /// The forms being run, to refuse one that draws itself.
+    forms: Vec<ObjectId>,
+    warned_no_map: bool,
+    pub(super) warnings: Vec<String>,
+}
+
+impl<'a, 'l> Runner<'a, 'l> {
+    pub(super) fn new(
+        doc: &'a Document,
+        budget: &'l mut u64,
+        limits: Limits,
+        lines: &'l mut Lines,
+    ) -> Self {
+        Runner {
+            doc,
+            fonts: HashMap::new(),
+            budget,
+            limits,
+            lines,
+            forms: Vec::new(),
+            warned_no_map: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Decompresses a stream within the budget.
+    fn data(&mut self, stream: &lopdf::Stream) -> Result<Vec<u8>, Error> {
+        let ratio_cap = (stream.content.len() as u64)
+            .saturating_mul(self.limits.max_ratio)
+            .max(RATIO_FLOOR);
+        let cap = (*self.budget).min(ratio_cap);
+        let data = match stream
+            .decompressed_content_with_limit(usize::try_from(cap).unwrap_or(usize::MAX))
+        {
+            Ok(data) => data,
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => {
+                return Err(if cap < *self.budget {
+                    Error::Limit(format!(
+                        "a PDF stream expands more than {}:1 (a bomb?)",
+                        self.limits.max_ratio
+                    ))
+                } else {
+                    self.limits.too_large()
+                });
+            }
+            // An unknown filter or a broken stream: the raw bytes, as viewers do.
+            Err(_) if stream.filters().map(|f| f.is_empty()).unwrap_or(true) => {
+                stream.content.clone()
+            }
+            Err(_) => return Ok(Vec::new()),
+        };
+        if data.len() as u64 > *self.budget {
+            return Err(self.limits.too_large());
+        }
+        *self.budget -= data.len() as u64;
+        Ok(data)
+    }
+
+    /// Ends a page in the text.
+    pub(super) fn end_page(&mut self) -> Result<(), Error> {
+        self.lines.end_page()
+    }
+
+    /// Runs one page's content streams, in order.
+    pub(super) fn page(&mut self, page: ObjectId) -> Result<(), Error> {
+        let resources = Resources::of_page(self.doc, page);
+        let mut data = Vec::new();
+        for id in self.doc.get_page_contents(page) {
+            let Ok(stream) = self.doc.get_object(id).and_then(Object::as_stream) else {
+                continue;
+            };
+            data.extend(self.data(stream)?);
+            data.push(b'\n');
+        }
+        let state = State {
+            ctm: Matrix::IDENTITY,
+            font: None,
+            size: 0.0,
+            char_spacing: 0.0,
+            word_spacing: 0.0,
+            scale: 1.0,
+            leading: 0.0,
+            rise: 0.0,
+        };
+        self.run(&data, &resources, state)
+    }
+
+    fn font(&mut self, resources: &Resources<'a>, name: &[u8]) -> Option<Rc<Font<'a>>> {
+        let (id, o) = resources.get(self.doc, b"Font", name)?;
+        if let Some(font) = id.and_then(|id| self.fonts.get(&id)) {
+            return Some(font.clone());
+        }
+        let dict = o.as_dict().ok()?;
+        // A `/ToUnicode` map inflates within the budget and the ratio cap.
+        let raw = deref(self.doc, dict.get(b"ToUnicode"))
+            .and_then(Object::as_stream)
+            .map_or(0, |s| s.content.len() as u64);
+        let cap = (*self.budget).min(raw.saturating_mul(self.limits.max_ratio).max(RATIO_FLOOR));
+        let limit = usize::try_from(cap).unwrap_or(usize::MAX);
+        let font = Rc::new(Font::load(self.doc, dict, limit));
+        if !font.has_text() && !self.warned_no_map {
+            self.warned_no_map = true;
+            self.warnings.push(format!(
+                "font '{}' has no map to Unicode: its text is left out",
+                String::from_utf8_lossy(name)
+            ));
+        }
+        if let Some(id) = id {
+            self.fonts.insert(id, font.clone());
+        }
+        Some(font)
+    }
+
+    fn run(
+        &mut self,
+        data: &[u8],
+        resources: &Resources<'a>,
+        mut gs: State<'a>,
+    ) -> Result<(), Error> {
+        let doc = self.doc;
+        // A content stream that does not parse gives what parsed before the fault.
+        let ops = Content::decode_iter(data).map_while(Result::ok);
+        let mut saved: Vec<State<'a>> = Vec::new();
+        let mut tm = Matrix::IDENTITY;
+        let mut tlm = Matrix::IDENTITY;
+        for op in ops {
+            let args = &op.operands;
+            let num = |i: usize| args.get(i).and_then(|o| number(doc, o)).unwrap_or(0.0);
+            match op.operator.as_str() {
+                "q" if saved.len() < MAX_SAVE_DEPTH => saved.push(gs.clone()),
+                "Q" => {
+                    if let Some(s) = saved.pop() {
+                        gs = s;
+                    }
+                }
+                "cm" if args.len() == 6 => {
+                    let m = Matrix([num(0), num(1), num(2), num(3), num(4), num(5)]);
+                    gs.ctm = m.then(gs.ctm);
+                }
+                "BT" => {
+                    tm = Matrix::IDENTITY;
+                    tlm = Matrix::IDENTITY;
+                }
+                "Tc" => gs.char_spacing = num(0),
+                "Tw" => gs.word_spacing = num(0),
+                "Tz" => gs.scale = num(0) / 100.0,
+                "TL" => gs.leading = num(0),
+                "Ts" => gs.rise = num(0),
+                "Tf" => {
+                    gs.font = args
+                        .first()
+                        .and_then(|o| o.as_name().ok())
+                        .and_then(|name| self.font(resources, name));
+                    gs.size = num(1);
+                }
+                "Td" => {
+                    tlm = Matrix::translate(num(0), num(1)).then(tlm);
+                    tm = tlm;
+                }
+                "TD" => {
+                    gs.leading = -num(1);
+                    tlm = Matrix::translate(num(0), num(1)).then(tlm);
+                    tm = tlm;
+                }
+                "Tm" if args.len() == 6 => {
+                    tlm = Matrix([num(0), num(1), num(2), num(3), num(4), num(5)]);
+                    tm = tlm;
+                }
+                "T*" => {
+                    tlm = Matrix::translate(0.0, -gs.leading).then(tlm);
+                    tm = tlm;
+                }
+                "Tj" => self.show(args.first(), &gs, &mut tm)?,
+                "'" => {
+                    tlm = Matrix::translate(0.0, -gs.leading).then(tlm);
+                    tm = tlm;
+                    self.show(args.first(), &gs, &mut tm)?;
+                }
+                "\"" => {
+                    gs.word_spacing = num(0);
+                    gs.char_spacing = num(1);
+                    tlm = Matrix::translate(0.0, -gs.leading).then(tlm);
+                    tm = tlm;
+                    self.show(args.get(2), &gs, &mut tm)?;
+                }
+                "TJ" => {
+                    let Some(Ok(items)) = args.first().map(Object::as_array) else {
+                        continue;
+                    };
+                    for item in items {
+                        match item {
+                            Object::String(..) => self.show(Some(item), &gs, &mut tm)?,
+                            o => {
+                                if let Some(n) = number(doc, o) {
+                                    let tx = -n / 1000.0 * gs.size * gs.scale;
+                                    tm = Matrix::translate(tx, 0.0).then(tm);
+                                }
+                            }
+                        }
+                    }
+                }
+                "Do" => {
+                    if let Some(name) = args.first().and_then(|o| o.as_name().ok()) {
+                        self.form(resources, name, &gs)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs form XObject `name`, if it is one and is not already running.
+    fn form(
+        &mut self,
+        resources: &Resources<'a>,
+        name: &[u8],
+        gs: &State<'a>,
+    ) -> Result<(), Error> {
+        let Some((Some(id), o)) = resources.get(self.doc, b"XObject", name) else {
+            return Ok(());
+        };
+        let Ok(stream) = o.as_stream() else {
+            return Ok(());
+        };
+        if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form")
+            || self.forms.contains(&id)
+            || self.forms.len() >= MAX_FORM_DEPTH
+        {
+            return Ok(());
+        }
+        let data = self.data(stream)?;
+        let own = deref(self.doc, stream.dict.get(b"Resources")).and_then(Object::as_dict);
+        let inner = match own {
+            Ok(dict) => Resources {
+                direct: Some(dict),
+                ids: Vec::new(),
+            },
+            Err(_) => resources.clone(),
+        };
+        let mut state = gs.clone();
+        if let Ok(m) = deref(self.doc, stream.dict.get(b"Matrix")).and_then(Object::as_array) {
+            if m.len() == 6 {
+                let n = |i: usize| number(self.doc, &m[i]).unwrap_or(0.0);
+                state.ctm = Matrix([n(0), n(1), n(2), n(3), n(4), n(5)]).then(state.ctm);
+            }
+        }
+        self.forms.push(id);
+        let result = self.run(&data, &inner, state);
+        self.forms.pop();
+        result
+    }
+
+    /// Shows a string: each code's text at its position, the pen moved by its width.
+    fn show(&mut self, s: Option<&Object>, gs: &State<'a>, tm: &mut Matrix) -> Result<(), Error> {
+        let (Some(Object::String(bytes, _)), Some(font)) = (s, &gs.font) else {
+            return Ok(());
+        };
+        let mut text = String::new();
+        for (code, n) in font.codes(bytes) {
+            let trm = Matrix([gs.size * gs.scale, 0.0, 0.0, gs.size, 0.0, gs.rise])
+                .then(*tm)
+                .then(gs.ctm);
+            let mut tx = font.advance(n) * gs.size + gs.char_spacing;
+            if font.is_space_code(code) {
+                tx += gs.word_spacing;
+            }
+            *tm = Matrix::translate(tx * gs.scale, 0.0).then(*tm);
+            let end = Matrix([1.0, 0.0, 0.0, 1.0, 0.0, gs.rise])
+                .then(*tm)
+                .then(gs.ctm);
+            text.clear();
+            font.text(code, &mut text);
+            let [a, b, c, d, e, f] = trm.0;
+            self.lines
+                .glyph(&text, (e, f), (end.0[4], end.0[5]), (a, b), length((c, d)))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,305 @@
+//! PDF extraction against the real tools: the fixtures (made by
+//! LibreOffice and Chromium, `fixtures/pdf/make.sh`) must agree with
+//! poppler's `pdftotext` on 99% of their words, in order, and give their
+//! source's text; hostile files fail with one line and bounded work.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use neardup_extract::{extract, Error, Format, Limits, Options};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pdf")
+        .join(name)
+}
+
+fn pdf_with(bytes: &[u8], limits: Limits) -> Result<String, Error> {
+    let opts = Options {
+        format: Some(Format::Pdf),
+        limits,
+        ..Options::default()
+    };
+    extract(bytes, None, &opts).map(|got| got.text)
+}
+
+fn pdf(bytes: &[u8]) -> Result<String, Error> {
+    pdf_with(bytes, Limits::default())
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(fixture(name)).unwrap()
+}
+
+/// The length of the longest common subsequence of two word lists.
+fn lcs(a: &[&str], b: &[&str]) -> usize {
+    let mut prev = vec![0; b.len() + 1];
+    for x in a {
+        let mut cur = vec![0; b.len() + 1];
+        for (j, y) in b.iter().enumerate() {
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `pdftotext`'s text of a fixture, or `None` (with a message) when it is
+/// not installed and `NEARDUP_REQUIRE_TOOLS=1` does not demand it.
+fn pdftotext(name: &str) -> Option<String> {
+    match Command::new("pdftotext")
+        .args(["-enc", "UTF-8"])
+        .arg(fixture(name))
+        .arg("-")
+        .output()
+    {
+        Ok(out) if out.status.success() => Some(String::from_utf8(out.stdout).unwrap()),
+        result => {
+            assert!(
+                std::env::var("NEARDUP_REQUIRE_TOOLS").as_deref() != Ok("1"),
+                "pdftotext (poppler-utils) is required: {result:?}"
+            );
+            eprintln!("skipped: pdftotext is not installed (poppler-utils)");
+            None
+        }
+    }
+}
+
+/// We compare with `pdftotext`'s default mode, its own reading-order
+/// analysis, rather than `-raw` (the content stream's order, which is our
+/// rule too): agreeing with an independent reading is the stronger check.
+#[test]
+fn fixtures_agree_with_pdftotext() {
+    for name in ["report.pdf", "page.pdf"] {
+        let Some(want) = pdftotext(name) else {
+            return;
+        };
+        let got = pdf(&read(name)).unwrap();
+        let want: Vec<&str> = want.split_whitespace().collect();
+        let got: Vec<&str> = got.split_whitespace().collect();
+        let common = lcs(&want, &got);
+        let percent = 100.0 * common as f64 / want.len() as f64;
+        println!(
+            "{name}: {percent:.2}% of pdftotext's {} words in order ({} extracted)",
+            want.len(),
+            got.len()
+        );
+        assert!(100 * common >= 99 * want.len(), "{name}: {percent:.2}%");
+    }
+}
+
+/// The text is the source's, except where a PDF cannot give it back:
+/// footnotes stand at the foot of their page (where `report.txt` puts
+/// them), and LibreOffice draws a list's bullet as a glyph of its
+/// OpenSymbol font (U+F095, private use), which the source holds as style.
+#[test]
+fn fixtures_give_their_source_text() {
+    for (name, source) in [("report.pdf", "report.txt"), ("page.pdf", "page.txt")] {
+        let got = pdf(&read(name)).unwrap().replace('\u{F095}', "");
+        let want = String::from_utf8(read(source)).unwrap();
+        assert_eq!(
+            neardup::normalize(&got),
+            neardup::normalize(&want),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn lines_pages_and_tables_follow_the_rules() {
+    let got = pdf(&read("report.pdf")).unwrap();
+    assert!(got.starts_with("A report on river crossings\nThe old bridge"));
+    assert!(got.contains("\nItem Weeks Cost\nFoundations four high\n"));
+    // Page 2 starts with a form feed, on a line of its own page.
+    assert!(got.contains("third session.\n\u{C}The second page is set in two columns.\n"));
+    // The two columns are read one after the other.
+    let left = got.find("may cross it.").unwrap();
+    let right = got.find("Right column text").unwrap();
+    assert!(left < right);
+    // Chromium's ligature glyphs map to U+FB00..: they read as letters.
+    let page = pdf(&read("page.pdf")).unwrap();
+    assert!(page.contains("office, affluent, final and shuffle"));
+    assert!(got.ends_with("fed them all.\n"));
+}
+
+fn message(result: Result<String, Error>) -> String {
+    result.unwrap_err().to_string()
+}
+
+#[test]
+fn an_encrypted_pdf_is_refused() {
+    assert_eq!(
+        message(pdf(&read("encrypted.pdf"))),
+        "encrypted, not supported"
+    );
+}
+
+#[test]
+fn a_pdf_with_an_empty_user_password_is_read() {
+    assert_eq!(pdf(&read("owner-only.pdf")), pdf(&read("report.pdf")));
+}
+
+#[test]
+fn a_scanned_pdf_has_no_text_layer() {
+    assert_eq!(
+        message(pdf(&read("scanned.pdf"))),
+        "has no text layer (scanned pages?): OCR it first"
+    );
+}
+
+#[test]
+fn a_truncated_pdf_is_corrupt() {
+    let got = message(pdf(&read("truncated.pdf")));
+    assert!(got.starts_with("not a valid PDF file: "), "{got}");
+    // Cut anywhere, a file fails or gives text; it never panics.
+    let whole = read("report.pdf");
+    for end in (0..whole.len()).step_by(997) {
+        let _ = pdf(&whole[..end]);
+    }
+}
+
+/// A PDF of `objects` (numbered from 1; object 1 is the catalog), with a
+/// correct cross-reference table.
+fn handmade(objects: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        writeln!(out, "{} 0 obj", i + 1).unwrap();
+        out.extend_from_slice(body);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
+    for offset in offsets {
+        writeln!(out, "{offset:010} 00000 n ").unwrap();
+    }
+    write!(
+        out,
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    )
+    .unwrap();
+    out
+}
+
+fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut out = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\nendstream");
+    out
+}
+
+/// Catalog, pages, one page drawing `content` with Helvetica as `/F1`
+/// and object 6 as XObject `/X`, plus `extra` objects from 6 on.
+fn one_page(pages: &str, content: Vec<u8>, extra: &[Vec<u8>]) -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        pages.as_bytes().to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        content,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
+    ];
+    objects.extend_from_slice(extra);
+    handmade(&objects)
+}
+
+const PAGES: &str = "<< /Type /Pages /Kids [3 0 R] /Count 1 >>";
+
+#[test]
+fn a_handmade_pdf_reads() {
+    let file = one_page(
+        PAGES,
+        stream(
+            "",
+            b"BT /F1 12 Tf 72 720 Td (Hello world) Tj 0 -14 Td [(A)-120(B)] TJ ET",
+        ),
+        &[],
+    );
+    assert_eq!(pdf(&file).unwrap(), "Hello world\nAB\n");
+}
+
+#[test]
+fn reference_cycles_end() {
+    // The page tree lists itself, and a form draws itself.
+    let file = one_page(
+        "<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>",
+        stream("", b"BT /F1 12 Tf 72 720 Td (Hi) Tj ET /X Do"),
+        &[stream(
+            "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >>",
+            b"BT /F1 12 Tf 72 700 Td (again) Tj ET /X Do",
+        )],
+    );
+    assert_eq!(pdf(&file).unwrap(), "Hi\nagain\n");
+    // Contents that refer to each other, and a catalog that is its own pages.
+    let file = one_page(
+        PAGES,
+        b"7 0 R".to_vec(),
+        &[b"1 0 R".to_vec(), b"6 0 R".to_vec()],
+    );
+    assert_eq!(
+        message(pdf(&file)),
+        "has no text layer (scanned pages?): OCR it first"
+    );
+}
+
+#[test]
+fn a_stream_that_inflates_past_max_size_is_stopped() {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n").unwrap();
+    for _ in 0..(64 << 20) / 4096 {
+        z.write_all(&[b' '; 4096]).unwrap();
+    }
+    let packed = z.finish().unwrap();
+    let file = one_page(PAGES, stream("/Filter /FlateDecode", &packed), &[]);
+    let limits = Limits {
+        max_size: 1 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        message(pdf_with(&file, limits)),
+        "expands to more than the --max-size limit of 1048576 bytes"
+    );
+    // An object stream, which lopdf inflates while loading the file.
+    let objects = stream("/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", &packed);
+    let file = one_page(PAGES, stream("", b"BT ET"), &[objects]);
+    assert_eq!(
+        message(pdf_with(&file, limits)),
+        "expands to more than the --max-size limit of 1048576 bytes"
+    );
+    // The ratio cap stops it too, whatever the size cap.
+    let file = one_page(PAGES, stream("/Filter /FlateDecode", &packed), &[]);
+    let limits = Limits {
+        max_ratio: 100,
+        ..Limits::default()
+    };
+    assert_eq!(
+        message(pdf_with(&file, limits)),
+        "a PDF stream expands more than 100:1 (a bomb?)"
+    );
+}
+
+#[test]
+fn deep_nesting_fails_cleanly() {
+    let deep = "[".repeat(100_000);
+    // In a content stream.
+    let mut content = b"BT /F1 12 Tf 72 720 Td (before) Tj ".to_vec();
+    content.extend_from_slice(deep.as_bytes());
+    let file = one_page(PAGES, stream("", &content), &[]);
+    assert_eq!(pdf(&file).unwrap(), "before\n");
+    // In the page's dictionary.
+    let file = handmade(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        PAGES.as_bytes().to_vec(),
+        format!("<< /Type /Page /Parent 2 0 R /Deep {deep} >>").into_bytes(),
+    ]);
+    assert_eq!(
+        message(pdf(&file)),
+        "not a valid PDF file: 1 of its 1 pages do not parse"
+    );
+}
