@@ -269,3 +269,32 @@ fn a_directory_of_documents_is_scanned_as_one_document_each() {
         "{clusters}"
     );
 }
+
+/// A DOCX and the PDF LibreOffice prints from it compare IDENTICAL when
+/// the text is paragraphs. With notes, lists and page numbers they do not:
+/// a PDF draws note marks, bullets, list numbers and page numbers as text,
+/// and puts notes at the foot of their page (EXTRACT.md, "PDF").
+#[test]
+fn a_docx_and_its_pdf() {
+    let o = neardup(&[
+        "compare",
+        &fixture("pdf/plain.docx"),
+        &fixture("pdf/plain.pdf"),
+    ]);
+    assert!(stdout(&o).starts_with("IDENTICAL"), "{}", stdout(&o));
+    let o = neardup(&[
+        "compare",
+        "--json",
+        &fixture("office/soffice.odt"),
+        &fixture("office/soffice.pdf"),
+    ]);
+    let json = json_of(&o);
+    assert_ne!(json["verdict"], "IDENTICAL");
+    assert!(json["jaccard"].as_f64().unwrap() > 0.3, "{json}");
+    // The CJK line LibreOffice drew with stand-in glyphs and /ActualText.
+    let text = ok_stdout(&neardup(&["extract", &fixture("office/soffice.pdf")]));
+    assert!(
+        text.contains("中文的句子在这里。日本語の文もここにあります。"),
+        "{text}"
+    );
+}

@@ -224,6 +224,23 @@ fn a_handmade_pdf_reads() {
     assert_eq!(pdf(&file).unwrap(), "Hello world\nAB\n");
 }
 
+/// LibreOffice draws a glyph its font lacks as a stand-in wrapped in
+/// `/Span << /ActualText (…) >> BDC … EMC`: the actual text is the text,
+/// once, in place of the stand-ins (as poppler reads it).
+#[test]
+fn actual_text_replaces_the_glyphs_it_wraps() {
+    let file = one_page(
+        PAGES,
+        stream(
+            "",
+            b"BT /F1 12 Tf 72 720 Td (Say ) Tj /Span << /ActualText <FEFF4E2D6587> >> BDC (xx) Tj EMC \
+              /Span << /ActualText (!) >> BDC /Span << /ActualText (inner) >> BDC (y) Tj EMC EMC ( ok) Tj ET",
+        ),
+        &[],
+    );
+    assert_eq!(pdf(&file).unwrap(), "Say \u{4e2d}\u{6587}! ok\n");
+}
+
 #[test]
 fn reference_cycles_end() {
     // The page tree lists itself, and a form draws itself.

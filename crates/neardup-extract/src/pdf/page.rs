@@ -114,8 +114,20 @@ pub(super) struct Runner<'a, 'l> {
     lines: &'l mut Lines,
     /// The forms being run, to refuse one that draws itself.
     forms: Vec<ObjectId>,
+    /// The marked-content sequences open now (`BMC`/`BDC` … `EMC`), each
+    /// with its `/ActualText` if it has one.
+    marked: Vec<Option<ActualText>>,
     warned_no_map: bool,
     pub(super) warnings: Vec<String>,
+}
+
+/// A marked-content sequence's `/ActualText`: the text that stands for
+/// every glyph drawn inside it (LibreOffice draws a glyph its font lacks
+/// this way, poppler reads it so).
+struct ActualText {
+    text: String,
+    /// Whether a glyph inside has written it already.
+    written: bool,
 }
 
 impl<'a, 'l> Runner<'a, 'l> {
@@ -132,6 +144,7 @@ impl<'a, 'l> Runner<'a, 'l> {
             limits,
             lines,
             forms: Vec::new(),
+            marked: Vec::new(),
             warned_no_map: false,
             warnings: Vec::new(),
         }
@@ -320,6 +333,17 @@ impl<'a, 'l> Runner<'a, 'l> {
                         self.form(resources, name, &gs)?;
                     }
                 }
+                "BMC" if self.marked.len() < MAX_SAVE_DEPTH => self.marked.push(None),
+                "BDC" if self.marked.len() < MAX_SAVE_DEPTH => {
+                    let text = actual_text(doc, resources, args.get(1));
+                    self.marked.push(text.map(|text| ActualText {
+                        text,
+                        written: false,
+                    }));
+                }
+                "EMC" => {
+                    self.marked.pop();
+                }
                 _ => {}
             }
         }
@@ -386,11 +410,49 @@ impl<'a, 'l> Runner<'a, 'l> {
                 .then(*tm)
                 .then(gs.ctm);
             text.clear();
-            font.text(code, &mut text);
+            // Inside an `/ActualText` (the outermost, if they nest), its
+            // text replaces the glyphs': written at the first glyph.
+            match self.marked.iter_mut().flatten().next() {
+                Some(actual) if !actual.written => {
+                    actual.written = true;
+                    text.push_str(&actual.text);
+                }
+                Some(_) => {}
+                None => font.text(code, &mut text),
+            }
             let [a, b, c, d, e, f] = trm.0;
             self.lines
                 .glyph(&text, (e, f), (end.0[4], end.0[5]), (a, b), length((c, d)))?;
         }
         Ok(())
     }
+}
+
+/// The `/ActualText` of a `BDC`'s properties: an inline dictionary, or a
+/// name in the resources' `/Properties`. A PDF text string: UTF-16BE after
+/// its byte-order mark, else PDFDocEncoding, read as Latin-1 (they agree
+/// on the letters).
+fn actual_text(
+    doc: &Document,
+    resources: &Resources<'_>,
+    props: Option<&Object>,
+) -> Option<String> {
+    let dict = match props? {
+        Object::Dictionary(d) => d,
+        Object::Name(name) => resources.get(doc, b"Properties", name)?.1.as_dict().ok()?,
+        _ => return None,
+    };
+    let Ok(Object::String(bytes, _)) = deref(doc, dict.get(b"ActualText")) else {
+        return None;
+    };
+    Some(match bytes.strip_prefix(&[0xFE, 0xFF]) {
+        Some(utf16) => char::decode_utf16(
+            utf16
+                .chunks_exact(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]])),
+        )
+        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect(),
+        None => bytes.iter().map(|&b| char::from(b)).collect(),
+    })
 }
