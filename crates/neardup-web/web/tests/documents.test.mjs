@@ -54,7 +54,8 @@ test('a folder of documents: the pairs are the bytes `neardup scan` writes', asy
   assert.equal(await runCollection(page), 'done');
   const pairs = await download(page, '#collection-download-pairs');
   assert.equal(pairs, scan(['docs', '--threshold', '0.35', '--pairs', '-']));
-  assert.match(pairs, /"b":"docs\/copy-of-docx\.txt".*"verdict":"IDENTICAL"/);
+  assert.match(pairs, /"a":"docs\/copy-of-docx\.txt","b":"docs\/office-pandoc\.docx".*"verdict":"IDENTICAL"/);
+  assert.match(pairs, /"a":"docs\/pdf-plain\.docx","b":"docs\/pdf-plain\.pdf".*"verdict":"IDENTICAL"/);
   assert.match(await page.textContent('#collection-note'), /Skipped 1 file .*docs\/latin1\.txt/);
   await page.screenshot({ path: join(artifacts, 'collection-documents.png'), fullPage: true });
 });
