@@ -6,7 +6,6 @@ use std::io::IsTerminal;
 use clap::{Args, ValueEnum};
 use neardup::normalize::is_whitespace;
 use neardup::{Evidence, Passage};
-use serde_json::json;
 
 /// The `--explain` options of `compare`.
 #[derive(Debug, Args, Clone, Copy)]
@@ -60,14 +59,7 @@ impl Color {
 /// Adds the evidence to `compare --json`'s object: `coverage`, and
 /// `passages`, all of them, in A's order.
 pub fn add_json(out: &mut serde_json::Value, e: &Evidence) {
-    out["coverage"] = json!({
-        "a": e.coverage_a,
-        "b": e.coverage_b,
-        "words_a": e.words_a,
-        "words_b": e.words_b,
-        "shared_words_a": e.shared_words_a,
-        "shared_words_b": e.shared_words_b,
-    });
+    out["coverage"] = serde_json::to_value(e.coverage()).unwrap_or_default();
     out["passages"] = serde_json::to_value(&e.passages).unwrap_or_default();
 }
 

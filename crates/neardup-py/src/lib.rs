@@ -19,6 +19,7 @@ mod batch;
 mod compare;
 mod corpus;
 mod error;
+mod explain;
 mod extract;
 mod fingerprint;
 mod interrupt;
@@ -61,6 +62,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(corpus::is_skipped_name, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::sign_lines, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::sort_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(explain::explain, m)?)?;
     m.add_function(wrap_pyfunction!(extract::extract, m)?)?;
     m.add_function(wrap_pyfunction!(extract::from_file, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::sign, m)?)?;

@@ -55,7 +55,37 @@ pub struct Evidence {
     pub coverage_b: f64,
 }
 
+/// How much of each text the shared passages cover: the `coverage` object
+/// of `neardup compare --explain --json` and of Python's `explain`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Coverage {
+    /// [`Evidence::coverage_a`].
+    pub a: f64,
+    /// [`Evidence::coverage_b`].
+    pub b: f64,
+    /// [`Evidence::words_a`].
+    pub words_a: usize,
+    /// [`Evidence::words_b`].
+    pub words_b: usize,
+    /// [`Evidence::shared_words_a`].
+    pub shared_words_a: usize,
+    /// [`Evidence::shared_words_b`].
+    pub shared_words_b: usize,
+}
+
 impl Evidence {
+    /// The coverage figures, as one object.
+    pub fn coverage(&self) -> Coverage {
+        Coverage {
+            a: self.coverage_a,
+            b: self.coverage_b,
+            words_a: self.words_a,
+            words_b: self.words_b,
+            shared_words_a: self.shared_words_a,
+            shared_words_b: self.shared_words_b,
+        }
+    }
+
     /// The passages longest first; among equally long ones, in A's order.
     ///
     /// ```

@@ -56,7 +56,7 @@ mod span;
 mod suffix_automaton;
 mod words;
 
-pub use evidence::{explain, Evidence, Passage};
+pub use evidence::{explain, Coverage, Evidence, Passage};
 
 // Base texts, set aside from the evidence, and the one HTML report.
 mod base;

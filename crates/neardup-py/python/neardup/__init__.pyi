@@ -62,6 +62,15 @@ def from_file(path: str | os.PathLike[str], format: str | None = None, *,
     """The text of a file, read as ``neardup compare`` reads it: plain
     text, or a document's extracted text (see :func:`extract`)."""
 
+def explain(a: str, b: str, k: int = 5, base: Optional[list[str]] = None) -> dict[str, Any]:
+    """The passages ``a`` and ``b`` share: the ``coverage`` and ``passages``
+    that ``neardup compare --explain --json`` adds to its object, the same
+    values. With ``base`` (base texts: an assignment's prompt, a template)
+    also ``shared_outside_base``: the words shared in passages that no base
+    text holds, each text's share of them (``a``, ``b``) and the counts, as
+    ``--base FILE`` gives. Evidence for people: the verdict and the receipt
+    stay SPEC's, over the whole texts. GIL released."""
+
 def compare(a: str, b: str, k: int = 5, n: int = 128) -> "Comparison":
     """Compares text ``a`` with text ``b`` (the order matters for the receipt).
 
