@@ -57,14 +57,14 @@ mod suffix_automaton;
 mod words;
 
 pub use evidence::{explain, Coverage, Evidence, Passage};
+pub use span::Span;
+pub use words::Words;
 
 // Base texts, set aside from the evidence, and the one HTML report.
 mod base;
 pub mod report;
 
 pub use base::{mark, Base, Mark, Marks, Outside};
-pub use span::Span;
-pub use words::Words;
 
 // Backends: the two hot loops, picked at run time, all bit-identical.
 mod backend;
