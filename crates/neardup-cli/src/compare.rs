@@ -70,11 +70,13 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         crate::report::write(path, &input)?;
     }
     let warnings = crate::extract::warnings(&[(&names[0], &da), (&names[1], &db)], params.k());
+    // Warnings are for people: stderr, with --json too, whose object
+    // stays the one every adapter prints.
+    for w in &warnings {
+        eprintln!("neardup: warning: {}", crate::output::one_line(w));
+    }
     let out = if args.json {
         let mut out = to_json(&c, &names, elapsed_ms);
-        if !warnings.is_empty() {
-            out["warnings"] = warnings.into();
-        }
         if let Some(e) = &evidence {
             explain::add_json(&mut out, e);
         }
@@ -83,9 +85,6 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         }
         out.to_string() + "\n"
     } else {
-        for w in &warnings {
-            eprintln!("neardup: warning: {}", crate::output::one_line(w));
-        }
         let mut out = human(&c, &names, elapsed_ms);
         if let Some(e) = &evidence {
             out += &explain::human(e, a, params.k(), &args.explain);
