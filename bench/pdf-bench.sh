@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/pdf-bench.sh: PDF extraction (examples/extract_pdf) against
+# bench/pdf-bench.sh: PDF extraction (examples/extract) against
 # poppler's pdftotext, on the committed fixtures and on a 500-page PDF that
 # LibreOffice makes here from a generated text (bench/work/, not committed).
 #
@@ -12,8 +12,8 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 work=bench/work/pdf
 mkdir -p "$work"
 
-cargo build --release -q -p neardup-extract --example extract_pdf
-ours=$CARGO_TARGET_DIR/release/examples/extract_pdf
+cargo build --release -q -p neardup-extract --example extract
+ours=$CARGO_TARGET_DIR/release/examples/extract
 
 # 500 pages of text: words drawn from a fixed list by a fixed seed.
 long=$work/long.pdf
