@@ -9,14 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { artifacts, launch, openPage, root, watchNetwork } from './harness.mjs';
+import { artifacts, cliPath, launch, openPage, watchNetwork } from './harness.mjs';
 
-/** The command line, built once: NEARDUP_BIN, or `cargo build --release -p neardup-cli`. */
-function cliPath() {
-  if (process.env.NEARDUP_BIN) return process.env.NEARDUP_BIN;
-  execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'neardup-cli'], { cwd: root, stdio: 'inherit' });
-  return join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'neardup');
-}
 
 function rng(seed) {
   let x = seed;
@@ -135,6 +129,16 @@ test('the report opens from file:// without JavaScript and makes no request', as
   await viewer.screenshot({ path: join(artifacts, 'report-screen.png') });
   await viewer.emulateMedia({ media: 'print' });
   await viewer.screenshot({ path: join(artifacts, 'report-print.png') });
+  // Printed to PDF as a committee member would, its first two pages kept
+  // as pictures (poppler's pdftoppm, which CI installs).
+  const pdf = join(artifacts, 'report.pdf');
+  await viewer.pdf({ path: pdf, format: 'A4' });
+  assert.ok(readFileSync(pdf).subarray(0, 5).toString() === '%PDF-');
+  try {
+    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '2', pdf, join(artifacts, 'report-pdf-page')]);
+  } catch (e) {
+    if (process.env.NEARDUP_REQUIRE_TOOLS) throw e;
+  }
   const others = seen.filter((s) => !s.endsWith(url));
   assert.deepEqual(others, [], 'no request but the file itself');
   await viewer.close();
