@@ -180,6 +180,27 @@ mod tests {
         }
     }
 
+    /// The page says what `neardup compare` warns about: a text word
+    /// shingles cannot compare, and the formats read.
+    #[test]
+    fn caveats_and_formats_come_with_the_result() {
+        let zh = "这是一个没有空格的句子，中文和日文都是这样书写的，所以词语瓦片无法比较它们。"
+            .repeat(5);
+        let texts = [
+            zh.into_bytes(),
+            b"plain english words, five or more".to_vec(),
+        ];
+        let out = compare(texts, &req("5", "128"), &mut |_| {});
+        assert_eq!(out["formats"], json!(["text", "text"]));
+        assert_eq!(out["extractor"], neardup_extract::VERSION);
+        let warnings = out["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("document A: 1 word(s) in 190 characters, fewer than k = 5: word shingles cannot compare"));
+    }
+
     #[test]
     fn steps_match_the_core() {
         let pairs = [
