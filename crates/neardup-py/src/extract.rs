@@ -8,12 +8,22 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use neardup_corpus::text;
-use neardup_extract::{Format, Limits};
+use neardup_extract::Format;
 
 use crate::interrupt::guard;
 
 /// The CLI's default `--max-size`.
 const MAX_SIZE: u64 = 4 << 30;
+
+/// The reading options of the CLI's flags, `--format` named by `format`.
+fn options(format: Option<&str>, lossy: bool, max_size: u64) -> PyResult<text::Options> {
+    Ok(text::Options {
+        lossy,
+        max_size,
+        mmap: false,
+        format: format_named(format)?,
+    })
+}
 
 /// `format` as a [`Format`], or a `ValueError` naming the choices.
 fn format_named(format: Option<&str>) -> PyResult<Option<Format>> {
@@ -43,14 +53,7 @@ pub fn extract(
     lossy: bool,
     max_size: u64,
 ) -> PyResult<String> {
-    let opts = neardup_extract::Options {
-        format: format_named(format)?,
-        lossy,
-        limits: Limits {
-            max_size,
-            ..Limits::default()
-        },
-    };
+    let opts = options(format, lossy, max_size)?.extract();
     guard("extract", || {
         py.detach(|| neardup_extract::extract(&data, name, &opts))
             .map(|got| got.text)
@@ -70,12 +73,7 @@ pub fn from_file(
     lossy: bool,
     max_size: u64,
 ) -> PyResult<String> {
-    let opts = text::Options {
-        lossy,
-        max_size,
-        mmap: false,
-        format: format_named(format)?,
-    };
+    let opts = options(format, lossy, max_size)?;
     guard("from_file", || {
         py.detach(|| text::read_document(Path::new(&path), &opts))
             .map(|doc| doc.text.to_string())
