@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use neardup::{Backend, Comparison, Doc, Params};
+use neardup::{Backend, Caveat, Comparison, Doc, Params};
 
 use crate::args::CompareArgs;
 use crate::explain;
@@ -23,7 +23,7 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let da = read_document(&args.a, &args.input.options())?;
     let db = read_document(&args.b, &args.input.options())?;
     let (a, b) = (&*da.text, &*db.text);
-    let c = compare_in_parallel(a, b, params, backend)?;
+    let (c, caveats) = compare_in_parallel(a, b, params, backend)?;
     let evidence = args
         .explain
         .explain
@@ -69,7 +69,7 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
         };
         crate::report::write(path, &input)?;
     }
-    let warnings = crate::extract::warnings(&[(&names[0], &da), (&names[1], &db)], params.k());
+    let warnings = crate::extract::warnings(&[(&names[0], &da), (&names[1], &db)], caveats);
     // Warnings are for people: stderr, with --json too, whose object
     // stays the one every adapter prints.
     for w in &warnings {
@@ -98,18 +98,21 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
 }
 
 /// [`neardup::compare`], with the two documents made on two threads at
-/// once.
+/// once, and each text's [`Caveat`], read off its normalized text on the
+/// same thread.
 pub fn compare_in_parallel(
     a: &str,
     b: &str,
     params: Params,
     backend: Backend,
-) -> Result<Comparison> {
-    let (da, db) = rayon::join(
-        || Doc::with_backend(a, params, backend),
-        || Doc::with_backend(b, params, backend),
-    );
-    Ok(Comparison::of(&da, &db)?)
+) -> Result<(Comparison, [Option<Caveat>; 2])> {
+    let doc = |text: &str| {
+        let d = Doc::with_backend(text, params, backend);
+        let caveat = Caveat::of_normalized(d.normalized(), params.k());
+        (d, caveat)
+    };
+    let ((da, ca), (db, cb)) = rayon::join(|| doc(a), || doc(b));
+    Ok((Comparison::of(&da, &db)?, [ca, cb]))
 }
 
 /// The `--json` object: the core's [`neardup::Report`], plus the elapsed

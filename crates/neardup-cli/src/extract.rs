@@ -37,15 +37,19 @@ pub fn run(args: &ExtractArgs) -> Result<()> {
 }
 
 /// What a user should know about documents before trusting a verdict on
-/// them: the extractor's warnings and each text's [`neardup::Caveat`],
-/// one line each, `'NAME': WARNING`.
-pub fn warnings(docs: &[(&str, &Document)], k: usize) -> Vec<String> {
+/// them: the extractor's warnings and each text's [`neardup::Caveat`]
+/// (from [`crate::compare::compare_in_parallel`]), one line each, `'NAME':
+/// WARNING`.
+pub fn warnings(
+    docs: &[(&str, &Document); 2],
+    caveats: [Option<neardup::Caveat>; 2],
+) -> Vec<String> {
     let mut out = Vec::new();
-    for (name, doc) in docs {
+    for ((name, doc), caveat) in docs.iter().zip(caveats) {
         for w in &doc.warnings {
             out.push(format!("'{name}': {w}"));
         }
-        if let Some(caveat) = neardup::Caveat::of(&doc.text, k) {
+        if let Some(caveat) = caveat {
             out.push(format!("'{name}': {caveat}"));
         }
     }

@@ -35,8 +35,9 @@ pub fn run(args: &VerifyArgs, backend: Backend) -> Result<Outcome> {
     let names = [display_name(&args.a), display_name(&args.b)];
     let note = crate::extract::mismatch_note(&[(&names[0], &a), (&names[1], &b)]);
 
-    let actual =
-        crate::compare::compare_in_parallel(&a.text, &b.text, claimed.params, backend)?.receipt;
+    let actual = crate::compare::compare_in_parallel(&a.text, &b.text, claimed.params, backend)?
+        .0
+        .receipt;
     let v = claimed.check(&actual, expected_hash.as_ref());
     let mismatches = &v.mismatches;
     let out = if args.json {

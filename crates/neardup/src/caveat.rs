@@ -7,8 +7,6 @@
 
 use std::fmt;
 
-use crate::normalize::is_whitespace;
-
 /// A text with fewer words than `k` yet at least this many characters
 /// (not counting whitespace) is worth a caveat; a shorter one is just
 /// short.
@@ -40,9 +38,9 @@ pub enum Caveat {
 }
 
 impl Caveat {
-    /// The caveat for `text` with shingle size `k`, if it needs one.
-    /// Words are cut at SPEC whitespace, as shingles are; characters are
-    /// Unicode scalar values.
+    /// The caveat for `text` with shingle size `k`, if it needs one: the
+    /// words and characters (Unicode scalar values) of its normalized
+    /// text, the one that is shingled.
     ///
     /// ```
     /// use neardup::Caveat;
@@ -53,13 +51,30 @@ impl Caveat {
     /// assert_eq!(Caveat::of(&mixed, 5), Some(Caveat::LongRuns { percent: 100 }));
     /// ```
     pub fn of(text: &str, k: usize) -> Option<Caveat> {
+        Caveat::of_normalized(&crate::normalize(text), k)
+    }
+
+    /// [`Caveat::of`] for a text already normalized (a [`crate::Doc`]'s):
+    /// its words are cut at single spaces, so one pass over the bytes
+    /// counts them, with no decoding.
+    pub fn of_normalized(normalized: &str, k: usize) -> Option<Caveat> {
         let (mut words, mut chars, mut in_runs) = (0, 0, 0);
-        for word in text.split(is_whitespace).filter(|w| !w.is_empty()) {
-            let len = word.chars().count();
-            words += 1;
-            chars += len;
-            if len >= LONG_RUN_CHARS {
-                in_runs += len;
+        let mut len = 0; // chars of the word being read
+                         // A space ends a word; a byte that does not continue another
+                         // char starts one more char of it. (Splitting into words cost as
+                         // much again per word as this whole loop.)
+        for &b in normalized.as_bytes().iter().chain([b' '].iter()) {
+            if b == b' ' {
+                if len > 0 {
+                    words += 1;
+                    chars += len;
+                    if len >= LONG_RUN_CHARS {
+                        in_runs += len;
+                    }
+                }
+                len = 0;
+            } else {
+                len += usize::from((b as i8) >= -0x40);
             }
         }
         if words < k && chars >= FEW_WORDS_MIN_CHARS {
