@@ -180,12 +180,21 @@ impl Document {
 /// The text of `bytes`, a file called `name`: decoded if it is plain
 /// text, extracted if it is a document.
 pub fn extract(bytes: Vec<u8>, name: &str, opts: &Options) -> Result<Document> {
-    let hint = (name != "-").then_some(name);
-    let format = match opts.format {
-        Some(format) => format,
-        None => neardup_extract::format::detect(&bytes, hint)
-            .map_err(|e| Error::read(name, e.to_string()))?,
-    };
+    let format = format_of(&bytes, name, opts)?;
+    extract_as(bytes, name, format, opts)
+}
+
+/// The format `bytes` are read as: `--format`'s, else detected.
+fn format_of(bytes: &[u8], name: &str, opts: &Options) -> Result<Format> {
+    match opts.format {
+        Some(format) => Ok(format),
+        None => neardup_extract::format::detect(bytes, (name != "-").then_some(name))
+            .map_err(|e| Error::read(name, e.to_string())),
+    }
+}
+
+/// [`extract`] once the format is known.
+fn extract_as(bytes: Vec<u8>, name: &str, format: Format, opts: &Options) -> Result<Document> {
     if format == Format::Text {
         return decode(bytes, name, opts.lossy).map(|t| Document::plain(Text::Owned(t)));
     }
@@ -194,7 +203,7 @@ pub fn extract(bytes: Vec<u8>, name: &str, opts: &Options) -> Result<Document> {
         ..*opts
     }
     .extract();
-    let got = neardup_extract::extract(&bytes, hint, &extract)
+    let got = neardup_extract::extract(&bytes, (name != "-").then_some(name), &extract)
         .map_err(|e| Error::read(name, e.to_string()))?;
     Ok(Document {
         text: Text::Owned(got.text),
@@ -234,15 +243,12 @@ pub fn read_document(path: &Path, opts: &Options) -> Result<Document> {
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(open_err)?;
         if map.len() as u64 == meta.len() {
-            let plain = match opts.format {
-                Some(format) => format == Format::Text,
-                None => neardup_extract::format::detect(&map, Some(&name)) == Ok(Format::Text),
-            };
+            let format = format_of(&map, &name, opts)?;
             return match neardup::utf8(&map) {
-                Ok(_) if plain => Ok(Document::plain(Text::Mapped(map))),
+                Ok(_) if format == Format::Text => Ok(Document::plain(Text::Mapped(map))),
                 // Refused, replaced with --lossy, or extracted, as a read
                 // file is.
-                _ => extract(map.to_vec(), &name, opts),
+                _ => extract_as(map.to_vec(), &name, format, opts),
             };
         }
         // The file changed since its size was read: reading it checks
