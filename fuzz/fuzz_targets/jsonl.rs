@@ -43,7 +43,10 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     assert_eq!(mapped.len(), batches.len());
     for (m, b) in mapped.iter().zip(&batches) {
-        assert!(m.lines().map(|l| (l.number, l.bytes)).eq(b.lines().map(|l| (l.number, l.bytes))));
+        assert!(m
+            .lines()
+            .map(|l| (l.number, l.bytes))
+            .eq(b.lines().map(|l| (l.number, l.bytes))));
     }
     let mut kept = Vec::new();
     let mut last = 0;
@@ -68,7 +71,9 @@ fuzz_target!(|data: &[u8]| {
         // The fast reading of a plain line is serde's.
         if let Ok(text) = std::str::from_utf8(line.bytes) {
             if let Some((id, fast)) = json::object(text, "id", "text") {
-                let doc = FIELDS.parse_serde(text, line).expect("serde accepts a plain line");
+                let doc = FIELDS
+                    .parse_serde(text, line)
+                    .expect("serde accepts a plain line");
                 assert_eq!((id, &*fast), (doc.id.as_str(), &*doc.text));
             }
         }
@@ -89,8 +94,7 @@ fuzz_target!(|data: &[u8]| {
         // RFC 8259 leaves such a string's meaning open; the fields neardup
         // skips are never decoded, so there such a line is accepted (as
         // Python's json accepts it), and is still JSON.
-        serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes)
-            .expect("accepted line is JSON");
+        serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes).expect("accepted line is JSON");
         let id: Value = serde_json::from_str(&doc.id).expect("the id is JSON");
         assert!(id.is_string() || id.is_number());
         match serde_json::from_slice::<Value>(line.bytes) {
