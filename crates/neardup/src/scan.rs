@@ -182,6 +182,22 @@ mod tests {
         }
     }
 
+    /// The scan of `seed`'s corpus (its first `refs` documents references)
+    /// reports exactly brute force's pairs.
+    fn equals_brute_force(
+        seed: &[(u8, u8, u8)],
+        refs: u32,
+        plan: &Plan,
+    ) -> Result<(), TestCaseError> {
+        let fps = corpus(seed, plan.params());
+        let refs = refs.min(fps.len() as u32);
+        let got = run(&fps, refs, plan).unwrap();
+        let mut truth = brute_force(&fps, refs, plan);
+        truth.sort_unstable();
+        prop_assert_eq!(&got.pairs, &truth);
+        Ok(())
+    }
+
     /// Corpora up to this size; smaller under Miri, where each case of 40
     /// documents takes minutes.
     const DOCS: usize = if cfg!(miri) { 12 } else { 40 };
@@ -195,13 +211,7 @@ mod tests {
             refs in 0u32..6,
         ) {
             for bp in [3500, 7500, 9000] {
-                let plan = plan(bp, true);
-                let fps = corpus(&seed, plan.params());
-                let refs = refs.min(fps.len() as u32);
-                let got = run(&fps, refs, &plan).unwrap();
-                let mut truth = brute_force(&fps, refs, &plan);
-                truth.sort_unstable();
-                prop_assert_eq!(&got.pairs, &truth);
+                equals_brute_force(&seed, refs, &plan(bp, true))?;
             }
         }
 
@@ -216,12 +226,7 @@ mod tests {
             for (bp, n) in [(5000, 32), (7500, 32), (9000, 32), (7500, 128), (9000, 128)] {
                 let plan = Plan::exact(Params::new(3, n).unwrap(), Threshold::from_basis_points(bp).unwrap());
                 prop_assert!(plan.misses_none() && plan.banding().rows() > 1 || bp == 5000);
-                let fps = corpus(&seed, plan.params());
-                let refs = refs.min(fps.len() as u32);
-                let got = run(&fps, refs, &plan).unwrap();
-                let mut truth = brute_force(&fps, refs, &plan);
-                truth.sort_unstable();
-                prop_assert_eq!(&got.pairs, &truth);
+                equals_brute_force(&seed, refs, &plan)?;
             }
         }
 
