@@ -119,6 +119,27 @@ unsafe fn run<R: DeserializeOwned>(
     })
 }
 
+/// The body of the exports over one buffer of every document's bytes
+/// (collection, report): takes the buffers, parses the request and
+/// answers with what `work` gives.
+///
+/// # Safety
+/// As for [`nd_compare`].
+unsafe fn run_on_data<R: DeserializeOwned>(
+    req: *mut u8,
+    req_len: usize,
+    data: *mut u8,
+    data_len: usize,
+    work: fn(&[u8], &R) -> Value,
+) -> usize {
+    // SAFETY: the caller hands over two distinct live buffers from `nd_alloc`.
+    let (req, data) = unsafe { (take(req, req_len), take(data, data_len)) };
+    answer(&match request(&req) {
+        Ok(r) => work(&data, &r),
+        Err(e) => e,
+    })
+}
+
 /// Compares; the request is a [`crate::CompareRequest`] as JSON.
 ///
 /// # Safety
@@ -183,12 +204,12 @@ pub unsafe extern "C" fn nd_collection(
     data: *mut u8,
     data_len: usize,
 ) -> usize {
-    // SAFETY: the caller hands over two distinct live buffers from `nd_alloc`.
-    let (req, data) = unsafe { (take(req, req_len), take(data, data_len)) };
-    answer(&match request(&req) {
-        Ok(r) => collection(&data, &r, &mut report_count),
-        Err(e) => e,
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        run_on_data(req, req_len, data, data_len, |d, r| {
+            collection(d, r, &mut report_count)
+        })
+    }
 }
 
 /// Renders the HTML report; the request is a [`crate::ReportRequest`] as
@@ -204,12 +225,8 @@ pub unsafe extern "C" fn nd_report(
     data: *mut u8,
     data_len: usize,
 ) -> usize {
-    // SAFETY: the caller hands over two distinct live buffers from `nd_alloc`.
-    let (req, data) = unsafe { (take(req, req_len), take(data, data_len)) };
-    answer(&match request(&req) {
-        Ok(r) => report_json(&data, &r),
-        Err(e) => e,
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { run_on_data(req, req_len, data, data_len, report_json) }
 }
 
 /// SHA-256 of a buffer, as 64 hex digits: the page's fallback for showing
