@@ -155,18 +155,20 @@ fn a_base_text_changes_the_column_and_the_highlights_not_the_receipts() {
     let dir = Dir::new();
     essays(&dir, 4, 400, 2);
     dir.write("prompt.txt", prompt());
+    // `args`, with the base text when `base`.
+    let run = |args: &[&str], base: bool| {
+        let base: &[&str] = if base { &["--base", "prompt.txt"] } else { &[] };
+        neardup_in(dir.root(), &[args, base].concat())
+    };
     let report = |out: &str, base: bool| {
-        let mut args = vec![
+        let args = [
             "compare",
             "essays/e00.txt",
             "essays/e01.txt",
             "--report",
             out,
         ];
-        if base {
-            args.extend(["--base", "prompt.txt"]);
-        }
-        ok(&neardup_in(dir.root(), &args));
+        ok(&run(&args, base));
         read(dir.path(out))
     };
     let (plain, based) = (report("a.html", false), report("b.html", true));
@@ -187,17 +189,14 @@ fn a_base_text_changes_the_column_and_the_highlights_not_the_receipts() {
 
     // compare --explain --json: the same column, the same receipt.
     let json = |base: bool| {
-        let mut args = vec![
+        let args = [
             "compare",
             "essays/e00.txt",
             "essays/e01.txt",
             "--explain",
             "--json",
         ];
-        if base {
-            args.extend(["--base", "prompt.txt"]);
-        }
-        json_of(&neardup_in(dir.root(), &args))
+        json_of(&run(&args, base))
     };
     let (j0, j1) = (json(false), json(true));
     assert_eq!(j0["receipt_sha256"], j1["receipt_sha256"]);
@@ -211,7 +210,7 @@ fn a_base_text_changes_the_column_and_the_highlights_not_the_receipts() {
 
     // In a scan, the base text reorders by the column and keeps the receipts.
     let scan = |out: &str, base: bool| {
-        let mut args = vec![
+        let args = [
             "scan",
             "-q",
             "essays",
@@ -220,10 +219,7 @@ fn a_base_text_changes_the_column_and_the_highlights_not_the_receipts() {
             "--report",
             out,
         ];
-        if base {
-            args.extend(["--base", "prompt.txt"]);
-        }
-        ok(&neardup_in(dir.root(), &args));
+        ok(&run(&args, base));
         read(dir.path(out))
     };
     let (s0, s1) = (scan("s0.html", false), scan("s1.html", true));
