@@ -114,10 +114,11 @@ fn run(
         match crate::decode(bytes.to_vec(), id, Some(id), req.lossy) {
             Ok(d) => {
                 warnings.extend(d.warnings.iter().map(|w| json!({"id": id, "warning": w})));
-                if let Some(caveat) = neardup::Caveat::of(&d.text, params.k()) {
+                let doc = Doc::new(&d.text, params);
+                if let Some(caveat) = neardup::Caveat::of_normalized(doc.normalized(), params.k()) {
                     warnings.push(json!({"id": id, "warning": caveat.to_string()}));
                 }
-                docs.push(Doc::new(&d.text, params));
+                docs.push(doc);
                 ids.push(id);
             }
             Err(e) => {
