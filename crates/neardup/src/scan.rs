@@ -24,6 +24,9 @@
 //!    by union-find with the smallest document number as keeper, and the
 //!    dropped documents.
 //!
+//! [`against`] runs the same stages for new documents against references
+//! it asks for instead of holding (a persistent index).
+//!
 //! [`lines`] writes the results as `neardup scan` prints them, so every
 //! adapter gives the same bytes.
 //!
@@ -43,11 +46,13 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+pub mod against;
 mod exact;
 pub mod lines;
 mod outcome;
 mod plan;
 
+pub use against::{against, Against, References};
 pub use exact::{exact, Exact};
 pub use outcome::{Outcome, Pair};
 pub use plan::{candidates, candidates_between, BandRecord, Check, Plan};
@@ -244,6 +249,61 @@ mod tests {
                 prop_assert!(got.pairs.iter().all(|p| truth.contains(p)));
                 let identical = |p: &&Pair| fps[p.a as usize].normalized_sha256 == fps[p.b as usize].normalized_sha256;
                 prop_assert!(truth.iter().filter(identical).all(|p| got.pairs.contains(p)));
+            }
+        }
+    }
+
+    /// References held in memory behind [`References`], as an index on
+    /// disk answers: band keys cut to 32 bits, so that keys collide.
+    struct Held<'a> {
+        fps: &'a [Fingerprint],
+        records: Vec<(u32, u32, u32)>,
+    }
+
+    impl<'a> Held<'a> {
+        fn new(fps: &'a [Fingerprint], plan: &Plan) -> Held<'a> {
+            let mut records: Vec<(u32, u32, u32)> = exact(fps, fps.len() as u32)
+                .representatives
+                .iter()
+                .flat_map(|&d| plan.band_records(d, fps[d as usize].signature.as_ref().unwrap()))
+                .map(|r| (r.band, r.key as u32 & 0xff, r.doc))
+                .collect();
+            records.sort_unstable();
+            Held { fps, records }
+        }
+    }
+
+    impl References for Held<'_> {
+        fn len(&self) -> u32 {
+            self.fps.len() as u32
+        }
+        fn first_with_digest(&self, digest: &crate::Digest) -> Option<u32> {
+            self.fps.iter().position(|f| &f.normalized_sha256 == digest).map(|d| d as u32)
+        }
+        fn bucket(&self, band: u32, key: u64, out: &mut Vec<u32>) {
+            let key = key as u32 & 0xff;
+            out.extend(self.records.iter().filter(|r| (r.0, r.1) == (band, key)).map(|r| r.2));
+        }
+        fn signature(&self, doc: u32) -> Option<crate::Signature> {
+            self.fps[doc as usize].signature.clone()
+        }
+    }
+
+    proptest! {
+        /// New documents against references behind [`References`] give
+        /// what the whole scan gives over references and new documents.
+        #[test]
+        fn against_references_equals_the_whole_scan(
+            seed in proptest::collection::vec((0u8..6, any::<u8>(), any::<u8>()), 0..DOCS),
+            refs in 0usize..DOCS,
+        ) {
+            for plan in [plan(7500, false), Plan::exact(Params::new(3, 32).unwrap(), Threshold::NEAR_DUPLICATE)] {
+                let fps = corpus(&seed, plan.params());
+                let r = refs.min(fps.len());
+                let whole = run(&fps, r as u32, &plan).unwrap();
+                let held = Held::new(&fps[..r], &plan);
+                let got = against(&held, &fps[r..], &plan).unwrap();
+                prop_assert_eq!(got.outcome, whole);
             }
         }
     }
