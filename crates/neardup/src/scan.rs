@@ -278,11 +278,19 @@ mod tests {
             self.fps.len() as u32
         }
         fn first_with_digest(&self, digest: &crate::Digest) -> Option<u32> {
-            self.fps.iter().position(|f| &f.normalized_sha256 == digest).map(|d| d as u32)
+            self.fps
+                .iter()
+                .position(|f| &f.normalized_sha256 == digest)
+                .map(|d| d as u32)
         }
         fn bucket(&self, band: u32, key: u64, out: &mut Vec<u32>) {
             let key = key as u32 & 0xff;
-            out.extend(self.records.iter().filter(|r| (r.0, r.1) == (band, key)).map(|r| r.2));
+            out.extend(
+                self.records
+                    .iter()
+                    .filter(|r| (r.0, r.1) == (band, key))
+                    .map(|r| r.2),
+            );
         }
         fn signature(&self, doc: u32) -> Option<crate::Signature> {
             self.fps[doc as usize].signature.clone()

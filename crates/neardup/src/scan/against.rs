@@ -68,11 +68,7 @@ pub struct Against {
 /// # Errors
 /// More than `u32::MAX` documents in all, or a new fingerprint made with
 /// other params than the plan's.
-pub fn against(
-    refs: &impl References,
-    new: &[Fingerprint],
-    plan: &Plan,
-) -> Result<Against, Error> {
+pub fn against(refs: &impl References, new: &[Fingerprint], plan: &Plan) -> Result<Against, Error> {
     let r = refs.len();
     super::check(new, 0, plan)?;
     let total = u64::from(r) + new.len() as u64;
