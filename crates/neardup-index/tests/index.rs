@@ -29,7 +29,7 @@ fn corpus(len: usize, seed: u64) -> Vec<(String, Fingerprint)> {
                 w[at] = words[next() % 60].as_str();
             }
             if next() % 9 == 0 {
-                w.truncate(3); // too short to sign
+                w.truncate(2); // fewer than k words: no signature
             }
             let id = if i % 3 == 0 {
                 format!("{}", i + 1000)
@@ -76,7 +76,7 @@ fn every_add_answers_as_the_whole_scan_against_what_came_before() {
         assert!(w.index().verify().unwrap().is_empty());
         let segments = w.index().info().segments.len();
         assert_eq!(segments, 5);
-        let probe = corpus(40, 99);
+        let probe = [corpus(40, 99), docs[..20].to_vec()].concat();
         let reopened = Index::open(&path).unwrap();
         let answer = reopened.query(&fps(&probe)).unwrap();
         let near = |p: &&scan::Pair| p.matches.is_some_and(|m| m < 32);
