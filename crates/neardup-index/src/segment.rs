@@ -34,7 +34,8 @@ use memmap2::Mmap;
 use neardup::scan::{lines, Plan};
 use neardup::{Digest, Fingerprint, Params, Signature};
 use rayon::prelude::*;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use std::hash::Hasher;
+use twox_hash::XxHash3_64;
 
 use crate::manifest::{Entry, FORMAT_VERSION};
 use crate::{Error, Result};
@@ -273,7 +274,7 @@ pub fn write(
     out.write_all(&[0; HEADER_LEN])?;
     let mut body = Body {
         out: BufWriter::with_capacity(1 << 20, &mut *out),
-        hash: Xxh3::new(),
+        hash: XxHash3_64::with_seed(0),
         at: HEADER_LEN as u64,
     };
     let mut offset = 0u64;
@@ -313,7 +314,7 @@ pub fn write(
     )?;
     body.section(bands.iter().flatten().map(|&r| (r as u32).to_le_bytes()))?;
     body.align()?;
-    header.body_xxh3 = body.hash.digest();
+    header.body_xxh3 = body.hash.finish();
     body.out.flush()?;
     drop(body);
     out.seek(SeekFrom::Start(0))?;
@@ -324,13 +325,13 @@ pub fn write(
 /// The body being written: hashed as it goes, aligned between sections.
 struct Body<W: Write> {
     out: W,
-    hash: Xxh3,
+    hash: XxHash3_64,
     at: u64,
 }
 
 impl<W: Write> Body<W> {
     fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.hash.update(bytes);
+        self.hash.write(bytes);
         self.at += bytes.len() as u64;
         self.out.write_all(bytes)
     }
@@ -648,4 +649,9 @@ fn partition_point(len: usize, below: impl Fn(usize) -> bool) -> usize {
         }
     }
     lo
+}
+
+/// XXH3-64 (seed 0) of `bytes`: every checksum and id hash of the format.
+fn xxh3_64(bytes: &[u8]) -> u64 {
+    XxHash3_64::oneshot(bytes)
 }
