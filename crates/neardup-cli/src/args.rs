@@ -65,6 +65,142 @@ pub enum Command {
     /// Print the text neardup compares for a document (DOCX, ODT, EPUB, HTML, PDF, RTF or text).
     #[command(after_help = AFTER_HELP.as_str())]
     Extract(ExtractArgs),
+    /// A persistent index: add documents as they arrive, query new ones
+    /// against all of them, with the pairs `scan NEW --against ALL` gives
+    /// (see INDEX.md).
+    #[command(subcommand)]
+    Index(IndexCommand),
+}
+
+/// `neardup index`'s verbs.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Create an index (a new directory), from INPUTs if given; writes the
+    /// pairs among them as `scan INPUT...` would.
+    #[command(after_help = AFTER_HELP.as_str())]
+    Create(Box<IndexCreateArgs>),
+    /// Add documents; writes the pairs they form with the index and among
+    /// themselves, as `scan INPUT... --against ALL_ADDED_BEFORE` would.
+    #[command(after_help = AFTER_HELP.as_str())]
+    Add(Box<IndexAddArgs>),
+    /// Report the pairs and keep/drop lists of documents against the
+    /// index, as `add` would, without adding them.
+    #[command(after_help = AFTER_HELP.as_str())]
+    Query(Box<IndexAddArgs>),
+    /// Print the index's documents, settings, banding, segments and size.
+    #[command(after_help = AFTER_HELP.as_str())]
+    Info(IndexInfoArgs),
+    /// Merge every segment into one, so that a query reads one table per band.
+    #[command(after_help = AFTER_HELP.as_str())]
+    Compact(IndexPathArgs),
+    /// Check every segment's checksum and every table against its documents.
+    #[command(after_help = AFTER_HELP.as_str())]
+    Verify(IndexPathArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexPathArgs {
+    /// The index directory.
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexInfoArgs {
+    /// The index directory.
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexCreateArgs {
+    /// The index directory to create: it must not exist, or be empty.
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    /// Documents to start with: the inputs `scan` takes.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// The similarity pairs must reach (as `scan --threshold`).
+    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
+    pub threshold: Threshold,
+    /// `probable` or `exact` (as `scan --recall`).
+    #[arg(long, value_name = "RECALL", default_value = "probable", value_parser = ["probable", "exact"], conflicts_with = "bands")]
+    pub recall: String,
+    /// LSH bands (with --rows); by default chosen by --recall.
+    #[arg(long, value_name = "B", requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows per band (with --bands).
+    #[arg(long, value_name = "R", requires = "bands")]
+    pub rows: Option<usize>,
+    #[command(flatten)]
+    pub params: ParamArgs,
+    #[command(flatten)]
+    pub docs: IndexDocArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexAddArgs {
+    /// The index directory.
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    /// The documents: the inputs `scan` takes.
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Add only the documents that are not dropped (not near-duplicates of
+    /// the index or of an earlier new document). `add` only.
+    #[arg(long)]
+    pub only_new: bool,
+    /// Refuse to run unless the index has this threshold (the index's own
+    /// is always the one used).
+    #[arg(long, value_name = "T", value_parser = parse_threshold)]
+    pub threshold: Option<Threshold>,
+    /// Refuse to run unless the index has this K.
+    #[arg(short = 'k', long = "k", value_name = "K")]
+    pub k: Option<u64>,
+    /// Refuse to run unless the index has this N.
+    #[arg(short = 'n', long = "n", value_name = "N")]
+    pub n: Option<u64>,
+    #[command(flatten)]
+    pub docs: IndexDocArgs,
+}
+
+/// What `index create`, `add` and `query` share with `scan`: how inputs are
+/// read, and where the outputs go.
+#[derive(Debug, Args)]
+pub struct IndexDocArgs {
+    /// Write the verified pairs as JSONL (as `scan --pairs`).
+    #[arg(long, value_name = "PATH")]
+    pub pairs: Option<PathBuf>,
+    /// Write the clusters as JSONL (as `scan --clusters`).
+    #[arg(long, value_name = "PATH")]
+    pub clusters: Option<PathBuf>,
+    /// Write the ids to keep, one per line (as `scan --keep-list`).
+    #[arg(long, value_name = "PATH")]
+    pub keep_list: Option<PathBuf>,
+    /// Write the ids to drop, one per line (as `scan --drop-list`).
+    #[arg(long, value_name = "PATH")]
+    pub drop_list: Option<PathBuf>,
+    /// Write each pair's receipt to DIR/<receipt_sha256>.json.
+    #[arg(long, value_name = "DIR")]
+    pub receipts: Option<PathBuf>,
+    /// Fail on an unreadable file in a directory input instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// The JSONL field holding the document id.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub id_field: String,
+    /// The JSONL field holding the document text.
+    #[arg(long, value_name = "NAME", default_value = "text")]
+    pub text_field: String,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub batch: BatchArgs,
 }
 
 /// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).

@@ -7,6 +7,7 @@ mod args;
 mod compare;
 mod explain;
 mod extract;
+mod index;
 mod normalize;
 mod output;
 mod progress;
@@ -132,5 +133,6 @@ fn run(cli: &Cli, backend: Backend) -> anyhow::Result<ExitCode> {
         Command::Normalize(a) => normalize::run(a).map(|()| ExitCode::SUCCESS),
         Command::Scan(a) => scan::run(a, backend).map(|()| ExitCode::SUCCESS),
         Command::Extract(a) => extract::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Index(c) => index::run(c, backend).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -18,8 +18,8 @@
 //! Every output is sorted by input order, so it is byte-identical whatever
 //! the thread count or memory budget.
 
-mod corpus;
-mod outputs;
+pub(crate) mod corpus;
+pub(crate) mod outputs;
 mod pairs;
 mod runs;
 mod texts;
@@ -40,7 +40,7 @@ pub use crate::args::ScanArgs;
 /// outputs not yet renamed into place (where they cannot be unnamed).
 static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-fn on_interrupt() {
+pub(crate) fn on_interrupt() {
     let paths = CLEANUP.lock().map(|p| p.clone()).unwrap_or_default();
     for p in paths {
         let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
@@ -50,7 +50,7 @@ fn on_interrupt() {
 }
 
 /// Registers `path` for removal on Ctrl-C.
-fn remove_on_interrupt(path: PathBuf) {
+pub(crate) fn remove_on_interrupt(path: PathBuf) {
     if let Ok(mut p) = CLEANUP.lock() {
         p.push(path);
     }

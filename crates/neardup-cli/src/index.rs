@@ -1,0 +1,408 @@
+//! `neardup index`: a persistent index (the `neardup-index` crate) behind
+//! the scan's own input reading and output writing, so that `add` and
+//! `query` write what `scan NEW --against ALL_ADDED_BEFORE` writes.
+//!
+//! The documents are read and signed exactly as `scan` reads its INPUTs
+//! ([`crate::scan::corpus`]); the index answers for the references; the
+//! result is handed to `scan`'s writers ([`crate::scan::outputs`]) as a
+//! corpus of the references that take part in a pair followed by the new
+//! documents. Outputs are put in place before an `add` commits, so that a
+//! failed commit is rerun with the same result, and a commit is never
+//! left without its outputs by anything but a crash between the two.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use neardup::scan::{Against, Outcome, Pair, Plan};
+use neardup::{Backend, Params};
+use neardup_corpus::text::display_name;
+use neardup_index::{Index, Writer};
+
+use crate::args::{IndexAddArgs, IndexCommand, IndexCreateArgs, IndexDocArgs, ScanArgs};
+use crate::scan::corpus::{Corpus, Doc};
+use crate::scan::outputs::Sinks;
+
+pub fn run(command: &IndexCommand, backend: Backend) -> Result<()> {
+    let _ = ctrlc::set_handler(crate::scan::on_interrupt);
+    match command {
+        IndexCommand::Create(a) => create(a, backend),
+        IndexCommand::Add(a) => add(a, backend, true),
+        IndexCommand::Query(a) => add(a, backend, false),
+        IndexCommand::Info(a) => {
+            let info = Index::open(&a.index)?.info();
+            let text = match a.json {
+                true => serde_json::to_string(&info)? + "\n",
+                false => info_text(&info),
+            };
+            crate::output::print(&text)
+        }
+        IndexCommand::Compact(a) => {
+            let start = Instant::now();
+            let mut w = Writer::open(&a.index)?;
+            let before = w.index().info().segments.len();
+            w.compact()?;
+            if !a.batch.quiet {
+                eprintln!(
+                    "neardup index compact: {} segment(s) merged into 1, {} documents, {:.2}s",
+                    before,
+                    w.index().len(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
+            Ok(())
+        }
+        IndexCommand::Verify(a) => {
+            let index = Index::open(&a.index)?;
+            let leftovers = index.verify()?;
+            let info = index.info();
+            println!(
+                "{}: OK, {} documents in {} segment(s), {} bytes checked",
+                display_name(&a.index),
+                info.documents,
+                info.segments.len(),
+                info.bytes
+            );
+            if !leftovers.is_empty() && !a.batch.quiet {
+                eprintln!(
+                    "neardup: note: {} file(s) not part of the index, left by an interrupted writer and removed by the next one: {}",
+                    leftovers.len(),
+                    leftovers.join(", ")
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `index create`: the inputs are read and signed before the directory is
+/// made, so that bad input leaves nothing behind; a failure after it
+/// removes the directory it made.
+fn create(args: &IndexCreateArgs, backend: Backend) -> Result<()> {
+    let params = Params::new(args.params.k, args.params.n)?;
+    let plan = match (args.bands, args.rows) {
+        (Some(b), Some(r)) => Plan::with_banding(params, args.threshold, b, r).map_err(|_| {
+            anyhow!(
+                "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
+                params.n()
+            )
+        })?,
+        _ if args.recall == "exact" => Plan::exact(params, args.threshold),
+        _ => Plan::new(params, args.threshold),
+    };
+    let existed = args.index.exists();
+    let run = || -> Result<()> {
+        let scan = scan_args(&args.inputs, &args.docs, &plan);
+        let sinks = open_outputs(&scan)?;
+        let corpus = Corpus::load(&scan, params, backend)?;
+        let mut writer = Writer::create(&args.index, &plan)?;
+        let start = Instant::now();
+        commit("create", &mut writer, corpus, sinks, &scan, false, start)
+    };
+    let result = run();
+    if result.is_err() && !existed && args.index.join(neardup_index::MANIFEST).exists() {
+        let _ = std::fs::remove_dir_all(&args.index);
+    }
+    result
+}
+
+/// `index add` (`adding`) and `index query`.
+fn add(args: &IndexAddArgs, backend: Backend, adding: bool) -> Result<()> {
+    if args.only_new && !adding {
+        bail!("--only-new chooses what `index add` adds; `index query` adds nothing");
+    }
+    if adding {
+        // The lock first: a second writer is refused before it reads
+        // anything.
+        let mut writer = Writer::open(&args.index)?;
+        let (scan, sinks, corpus) = read_new(args, writer.index(), backend)?;
+        let start = Instant::now();
+        return commit(
+            "add",
+            &mut writer,
+            corpus,
+            sinks,
+            &scan,
+            args.only_new,
+            start,
+        );
+    }
+    let index = Index::open(&args.index)?;
+    let (scan, sinks, corpus) = read_new(args, &index, backend)?;
+    let start = Instant::now();
+    let against = answer(&index, &corpus)?;
+    let (local, outcome) = local_view(&index, corpus, &against.outcome);
+    sinks.write(&local, &outcome, &scan)?;
+    if !scan.batch.quiet {
+        summary("query", &index, &against, None, start);
+    }
+    Ok(())
+}
+
+/// Checks the settings asked for, opens the outputs, then reads and signs
+/// the new documents with the index's params.
+fn read_new(
+    args: &IndexAddArgs,
+    index: &Index,
+    backend: Backend,
+) -> Result<(ScanArgs, Sinks, Corpus)> {
+    let plan = index.plan();
+    check_settings(args, &plan, index.dir())?;
+    let scan = scan_args(&args.inputs, &args.docs, &plan);
+    let sinks = open_outputs(&scan)?;
+    let corpus = Corpus::load(&scan, plan.params(), backend)?;
+    Ok((scan, sinks, corpus))
+}
+
+/// Queries, writes the outputs, then adds (all, or the kept ones).
+fn commit(
+    verb: &str,
+    writer: &mut Writer,
+    corpus: Corpus,
+    sinks: Sinks,
+    scan: &ScanArgs,
+    only_new: bool,
+    start: Instant,
+) -> Result<()> {
+    let index = writer.index();
+    let against = answer(index, &corpus)?;
+    let r = index.len();
+    let mut dropped = vec![false; corpus.docs.len()];
+    if only_new {
+        for &d in &against.outcome.dropped {
+            dropped[(d - r) as usize] = true;
+        }
+    }
+    let (local, outcome) = local_view(index, corpus, &against.outcome);
+    sinks.write(&local, &outcome, scan)?;
+    let refs = local.refs as usize;
+    let docs: Vec<(String, neardup::Fingerprint)> = local
+        .docs
+        .into_iter()
+        .zip(local.fps)
+        .skip(refs)
+        .zip(&dropped)
+        .filter(|(_, &d)| !d)
+        .map(|((doc, fp), _)| (doc.id, fp))
+        .collect();
+    let added = docs.len() as u32;
+    let dir = writer.index().dir().to_owned();
+    writer
+        .add(docs)
+        .with_context(|| format!("adding to index '{}' (it is unchanged)", dir.display()))?;
+    if !scan.batch.quiet {
+        summary(verb, writer.index(), &against, Some(added), start);
+    }
+    Ok(())
+}
+
+/// `scan`'s outputs, opened before the documents are read so that an
+/// unwritable path fails first, their temporaries removed on Ctrl-C.
+fn open_outputs(scan: &ScanArgs) -> Result<Sinks> {
+    let sinks = Sinks::create(scan)?;
+    for p in sinks.temp_paths() {
+        crate::scan::remove_on_interrupt(p);
+    }
+    Ok(sinks)
+}
+
+/// The index's answer for `corpus`, after refusing an id it holds.
+fn answer(index: &Index, corpus: &Corpus) -> Result<Against> {
+    for doc in &corpus.docs {
+        if let Some(there) = index.find_id(&doc.id) {
+            let input = &corpus.inputs[doc.input as usize];
+            let place = match doc.line {
+                0 => format!("'{}'", display_name(&input.path)),
+                l => format!("'{}' line {l}", display_name(&input.path)),
+            };
+            bail!(
+                "{place}: duplicate id {}: document {there} of index '{}' has it already",
+                doc.id,
+                display_name(index.dir())
+            );
+        }
+    }
+    Ok(index.query(&corpus.fps)?)
+}
+
+/// `--threshold`, `-k` and `-n` on `add`/`query` are checks: the index's
+/// own settings are the ones it answers with.
+fn check_settings(args: &IndexAddArgs, plan: &Plan, dir: &Path) -> Result<()> {
+    let p = plan.params();
+    let mismatch = |what: String, index: String| {
+        anyhow!(
+            "index '{}' was built with {index}, not {what} (an index answers with its own settings; drop the option or create another index)",
+            display_name(dir)
+        )
+    };
+    if let Some(t) = args.threshold.filter(|&t| t != plan.threshold()) {
+        return Err(mismatch(
+            format!("--threshold {t}"),
+            format!("threshold {}", plan.threshold()),
+        ));
+    }
+    if let Some(k) = args.k.filter(|&k| k != p.k() as u64) {
+        return Err(mismatch(format!("-k {k}"), format!("k={}", p.k())));
+    }
+    if let Some(n) = args.n.filter(|&n| n != p.n() as u64) {
+        return Err(mismatch(format!("-n {n}"), format!("n={}", p.n())));
+    }
+    Ok(())
+}
+
+/// The [`ScanArgs`] `scan`'s reader and writers take, for these inputs and
+/// outputs under the index's plan.
+fn scan_args(inputs: &[std::path::PathBuf], docs: &IndexDocArgs, plan: &Plan) -> ScanArgs {
+    let banding = plan.banding();
+    ScanArgs {
+        inputs: inputs.to_vec(),
+        against: Vec::new(),
+        threshold: plan.threshold(),
+        recall: "probable".into(),
+        bands: Some(banding.bands()),
+        rows: Some(banding.rows()),
+        memory: 2 << 30,
+        temp_dir: None,
+        pairs: docs.pairs.clone(),
+        clusters: docs.clusters.clone(),
+        keep_list: docs.keep_list.clone(),
+        drop_list: docs.drop_list.clone(),
+        write_deduped: None,
+        receipts: docs.receipts.clone(),
+        strict: docs.strict,
+        id_field: docs.id_field.clone(),
+        text_field: docs.text_field.clone(),
+        params: crate::args::ParamArgs {
+            k: plan.params().k() as u64,
+            n: plan.params().n() as u64,
+        },
+        input: docs.input,
+        batch: docs.batch,
+        report: crate::args::ReportArgs {
+            report: None,
+            base: Vec::new(),
+        },
+    }
+}
+
+/// `corpus` (the new documents, numbered from 0) with the index documents
+/// that take part in a pair put before it, and `outcome` (numbered as the
+/// index numbers, new documents from `index.len()`) renumbered to match:
+/// what `scan`'s writers take. The renumbering keeps the documents'
+/// order, so every output's order and every keeper stay those of the
+/// whole scan.
+fn local_view(index: &Index, mut corpus: Corpus, outcome: &Outcome) -> (Corpus, Outcome) {
+    let r = index.len();
+    let mut refs: Vec<u32> = outcome
+        .pairs
+        .iter()
+        .flat_map(|p| [p.a, p.b])
+        .filter(|&d| d < r)
+        .collect();
+    refs.sort_unstable();
+    refs.dedup();
+    let local_refs = refs.len() as u32;
+    let local = |d: u32| match d.checked_sub(r) {
+        Some(i) => local_refs + i,
+        None => refs.partition_point(|&x| x < d) as u32,
+    };
+    let docs = refs.iter().map(|&d| Doc {
+        id: index.id(d).to_owned(),
+        input: u32::MAX,
+        line: 0,
+    });
+    corpus.docs.splice(0..0, docs);
+    corpus
+        .fps
+        .splice(0..0, refs.iter().map(|&d| index.fingerprint(d)));
+    corpus.refs = local_refs;
+    for input in &mut corpus.inputs {
+        input.first += local_refs;
+    }
+    let outcome = Outcome {
+        pairs: outcome
+            .pairs
+            .iter()
+            .map(|p| Pair::new(local(p.a), local(p.b), p.matches))
+            .collect(),
+        clusters: outcome
+            .clusters
+            .iter()
+            .map(|g| g.iter().map(|&d| local(d)).collect())
+            .collect(),
+        dropped: outcome.dropped.iter().map(|&d| local(d)).collect(),
+    };
+    (corpus, outcome)
+}
+
+/// The stderr summary, as `scan`'s: what was found, and what was added.
+fn summary(verb: &str, index: &Index, against: &Against, added: Option<u32>, start: Instant) {
+    let o = &against.outcome;
+    match added {
+        Some(n) => eprintln!(
+            "neardup index {verb}: {n} document(s) added, the index now holds {} in {} segment(s)",
+            index.len(),
+            index.info().segments.len()
+        ),
+        None => eprintln!(
+            "neardup index {verb}: against {} indexed document(s)",
+            index.len()
+        ),
+    }
+    eprintln!(
+        "  identical pairs: {}, candidate pairs: {}, verified pairs: {}",
+        against.identical,
+        against.candidates,
+        o.pairs.len()
+    );
+    eprintln!(
+        "  clusters: {}, documents dropped: {}, {:.3}s after signing",
+        o.clusters.len(),
+        o.dropped.len(),
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// `index info`'s text.
+fn info_text(info: &neardup_index::Info) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "index       {}", info.path);
+    let _ = writeln!(s, "documents   {} ({} banded)", info.documents, info.banded);
+    let _ = writeln!(
+        s,
+        "params      k={} n={} threshold {}",
+        info.k, info.n, info.threshold
+    );
+    let miss = match info.recall {
+        "exact" => "recall exact: no pair at or over the threshold is missed".to_owned(),
+        _ => format!(
+            "recall probable: a pair at the threshold is missed with probability {:.4}%",
+            100.0 * info.miss_probability
+        ),
+    };
+    let _ = writeln!(
+        s,
+        "banding     {} bands × {} rows, {miss}",
+        info.bands, info.rows
+    );
+    let _ = writeln!(
+        s,
+        "format      version {}, {} bytes in {} segment(s)",
+        info.format_version,
+        info.bytes,
+        info.segments.len()
+    );
+    for seg in &info.segments {
+        let _ = writeln!(
+            s,
+            "  {}  documents {}..{}  banded {}  {} bytes",
+            seg.file,
+            seg.first,
+            u64::from(seg.first) + u64::from(seg.documents),
+            seg.banded,
+            seg.bytes
+        );
+    }
+    s
+}
