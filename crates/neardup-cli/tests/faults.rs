@@ -6,59 +6,10 @@
 //! Mounting a tmpfs needs root; the tests that need one print why they are
 //! skipped when the mount fails.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::util::*;
-
-/// A tmpfs mounted on a directory, unmounted when dropped.
-struct Mount(PathBuf);
-
-impl Mount {
-    /// Mounts a tmpfs with `options` on `dir` (made if needed), or says why
-    /// it could not.
-    fn tmpfs(dir: &Path, options: &str) -> Result<Mount, String> {
-        std::fs::create_dir_all(dir).unwrap();
-        let o = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
-            .arg(dir)
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !o.status.success() {
-            return Err(format!(
-                "mount -t tmpfs failed: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            ));
-        }
-        Ok(Mount(dir.to_owned()))
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
-/// `count` documents of `words` words, every third one a near copy (two
-/// words changed) of the one before, so that scans find pairs.
-fn docs(count: usize, words: usize, seed: u64) -> Vec<(String, String)> {
-    let mut w = Words(seed);
-    let mut docs: Vec<(String, String)> = Vec::with_capacity(count);
-    for i in 0..count {
-        let text = if i % 3 == 2 {
-            let mut v: Vec<String> = docs[i - 1].1.split(' ').map(str::to_owned).collect();
-            v[words / 3] = w.next();
-            v[2 * words / 3] = w.next();
-            v.join(" ")
-        } else {
-            w.text(words)
-        };
-        docs.push((format!("d{i}"), text));
-    }
-    docs
-}
 
 /// Asserts that `dir` holds nothing.
 #[track_caller]

@@ -10,6 +10,7 @@ mod documents;
 mod explain;
 mod faults;
 mod formats;
+mod index;
 mod odd_args;
 mod report;
 mod scan;
