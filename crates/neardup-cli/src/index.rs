@@ -130,11 +130,12 @@ fn add(args: &IndexAddArgs, backend: Backend, adding: bool) -> Result<()> {
     let index = Index::open(&args.index)?;
     let (scan, sinks, corpus) = read_new(args, &index, backend)?;
     let start = Instant::now();
-    let against = answer(&index, &corpus)?;
+    check_ids(&index, &corpus)?;
+    let against = index.query(&corpus.fps)?;
     let (local, outcome) = local_view(&index, corpus, &against.outcome);
     sinks.write(&local, &outcome, &scan)?;
     if !scan.batch.quiet {
-        summary("query", &index, &against, None, start);
+        summary("query", &index, Some(&against), None, start);
     }
     Ok(())
 }
@@ -165,25 +166,44 @@ fn commit(
     start: Instant,
 ) -> Result<()> {
     let index = writer.index();
-    let against = answer(index, &corpus)?;
-    let r = index.len();
+    check_ids(index, &corpus)?;
+    // Without an output to write or a choice to make, the pairs are not
+    // searched: `create` from a whole corpus is then a write, not a scan.
+    let outputs = [
+        &scan.pairs,
+        &scan.clusters,
+        &scan.keep_list,
+        &scan.drop_list,
+        &scan.receipts,
+    ];
+    let search = only_new || outputs.iter().any(|o| o.is_some());
+    let against = search.then(|| index.query(&corpus.fps)).transpose()?;
     let mut dropped = vec![false; corpus.docs.len()];
-    if only_new {
-        for &d in &against.outcome.dropped {
-            dropped[(d - r) as usize] = true;
+    let docs: Vec<(String, neardup::Fingerprint)> = match &against {
+        Some(against) => {
+            if only_new {
+                for &d in &against.outcome.dropped {
+                    dropped[(d - index.len()) as usize] = true;
+                }
+            }
+            let (local, outcome) = local_view(index, corpus, &against.outcome);
+            sinks.write(&local, &outcome, scan)?;
+            let refs = local.refs as usize;
+            let new = local.docs.into_iter().zip(local.fps).skip(refs);
+            new.map(|(doc, fp)| (doc.id, fp)).collect()
         }
-    }
-    let (local, outcome) = local_view(index, corpus, &against.outcome);
-    sinks.write(&local, &outcome, scan)?;
-    let refs = local.refs as usize;
-    let docs: Vec<(String, neardup::Fingerprint)> = local
-        .docs
+        None => corpus
+            .docs
+            .into_iter()
+            .map(|d| d.id)
+            .zip(corpus.fps)
+            .collect(),
+    };
+    let docs: Vec<_> = docs
         .into_iter()
-        .zip(local.fps)
-        .skip(refs)
         .zip(&dropped)
         .filter(|(_, &d)| !d)
-        .map(|((doc, fp), _)| (doc.id, fp))
+        .map(|(doc, _)| doc)
         .collect();
     let added = docs.len() as u32;
     let dir = writer.index().dir().to_owned();
@@ -191,7 +211,7 @@ fn commit(
         .add(docs)
         .with_context(|| format!("adding to index '{}' (it is unchanged)", dir.display()))?;
     if !scan.batch.quiet {
-        summary(verb, writer.index(), &against, Some(added), start);
+        summary(verb, writer.index(), against.as_ref(), Some(added), start);
     }
     Ok(())
 }
@@ -206,8 +226,8 @@ fn open_outputs(scan: &ScanArgs) -> Result<Sinks> {
     Ok(sinks)
 }
 
-/// The index's answer for `corpus`, after refusing an id it holds.
-fn answer(index: &Index, corpus: &Corpus) -> Result<Against> {
+/// Refuses a document whose id the index holds, naming where it is.
+fn check_ids(index: &Index, corpus: &Corpus) -> Result<()> {
     for doc in &corpus.docs {
         if let Some(there) = index.find_id(&doc.id) {
             let input = &corpus.inputs[doc.input as usize];
@@ -222,7 +242,7 @@ fn answer(index: &Index, corpus: &Corpus) -> Result<Against> {
             );
         }
     }
-    Ok(index.query(&corpus.fps)?)
+    Ok(())
 }
 
 /// `--threshold`, `-k` and `-n` on `add`/`query` are checks: the index's
@@ -336,8 +356,13 @@ fn local_view(index: &Index, mut corpus: Corpus, outcome: &Outcome) -> (Corpus, 
 }
 
 /// The stderr summary, as `scan`'s: what was found, and what was added.
-fn summary(verb: &str, index: &Index, against: &Against, added: Option<u32>, start: Instant) {
-    let o = &against.outcome;
+fn summary(
+    verb: &str,
+    index: &Index,
+    against: Option<&Against>,
+    added: Option<u32>,
+    start: Instant,
+) {
     match added {
         Some(n) => eprintln!(
             "neardup index {verb}: {n} document(s) added, the index now holds {} in {} segment(s)",
@@ -349,6 +374,14 @@ fn summary(verb: &str, index: &Index, against: &Against, added: Option<u32>, sta
             index.len()
         ),
     }
+    let Some(against) = against else {
+        eprintln!(
+            "  pairs not searched: no output asked for; {:.3}s after signing",
+            start.elapsed().as_secs_f64()
+        );
+        return;
+    };
+    let o = &against.outcome;
     eprintln!(
         "  identical pairs: {}, candidate pairs: {}, verified pairs: {}",
         against.identical,

@@ -26,7 +26,7 @@
 //! a signature; sorted by `(band, key, doc)`.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -251,32 +251,41 @@ pub fn write(
         .collect();
     id_hashes.par_sort_unstable();
     let banding = plan.banding();
-    let bands: Vec<Vec<u64>> = (0..banding.bands())
+    let banded: Vec<usize> = (0..docs.len())
+        .filter(|&i| is_first[i] && docs[i].1.signature.is_some())
+        .collect();
+    // Every band key of a signature while it is in cache (row by row),
+    // then each band's records gathered and sorted: reading all the
+    // signatures once per band cost more than the rest of a segment.
+    let b = banding.bands();
+    let mut keys = vec![0u32; banded.len() * b];
+    keys.par_chunks_mut(b).zip(&banded).for_each(|(row, &i)| {
+        if let Some(sig) = &docs[i].1.signature {
+            for (band, k) in row.iter_mut().enumerate() {
+                *k = short_key(banding.key(sig, band));
+            }
+        }
+    });
+    let bands: Vec<Vec<u64>> = (0..b)
         .into_par_iter()
         .map(|band| {
-            let mut recs: Vec<u64> = (0..docs.len())
-                .filter(|&i| is_first[i])
-                .filter_map(|i| {
-                    let sig = docs[i].1.signature.as_ref()?;
-                    let key = short_key(banding.key(sig, band));
-                    Some(u64::from(key) << 32 | u64::from(global(i)))
-                })
+            let mut recs: Vec<u64> = banded
+                .iter()
+                .enumerate()
+                .map(|(r, &i)| u64::from(keys[r * b + band]) << 32 | u64::from(global(i)))
                 .collect();
             recs.sort_unstable();
             recs
         })
         .collect();
+    drop(keys);
     header.firsts = firsts.len() as u32;
     header.id_bytes = docs.iter().map(|(id, _)| id.len() as u64).sum();
     header.records = bands.iter().map(|b| b.len() as u64).sum();
 
     out.seek(SeekFrom::Start(0))?;
     out.write_all(&[0; HEADER_LEN])?;
-    let mut body = Body {
-        out: BufWriter::with_capacity(1 << 20, &mut *out),
-        hash: XxHash3_64::with_seed(0),
-        at: HEADER_LEN as u64,
-    };
+    let mut body = Body::new(&mut *out);
     let mut offset = 0u64;
     body.section(docs.iter().map(|(id, _)| {
         let at = offset;
@@ -314,26 +323,47 @@ pub fn write(
     )?;
     body.section(bands.iter().flatten().map(|&r| (r as u32).to_le_bytes()))?;
     body.align()?;
-    header.body_xxh3 = body.hash.finish();
-    body.out.flush()?;
-    drop(body);
+    header.body_xxh3 = body.finish()?;
     out.seek(SeekFrom::Start(0))?;
     out.write_all(&header.encode())?;
     Ok(header)
 }
 
 /// The body being written: hashed as it goes, aligned between sections.
+/// Values are gathered in a buffer and hashed and written a megabyte at a
+/// time: a segment is mostly 4-byte slots, and hashing them one by one
+/// took longer than everything else `create` does.
 struct Body<W: Write> {
     out: W,
     hash: XxHash3_64,
+    buf: Vec<u8>,
     at: u64,
 }
 
 impl<W: Write> Body<W> {
+    fn new(out: W) -> Body<W> {
+        Body {
+            out,
+            hash: XxHash3_64::with_seed(0),
+            buf: Vec::with_capacity(BUFFER + 64),
+            at: HEADER_LEN as u64,
+        }
+    }
+
     fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.hash.write(bytes);
         self.at += bytes.len() as u64;
-        self.out.write_all(bytes)
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= BUFFER {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> io::Result<()> {
+        self.hash.write(&self.buf);
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
     }
 
     fn align(&mut self) -> io::Result<()> {
@@ -349,7 +379,17 @@ impl<W: Write> Body<W> {
         }
         Ok(())
     }
+
+    /// Writes what is buffered; returns the body's checksum.
+    fn finish(mut self) -> io::Result<u64> {
+        self.drain()?;
+        self.out.flush()?;
+        Ok(self.hash.finish())
+    }
 }
+
+/// How much [`Body`] gathers before hashing and writing.
+const BUFFER: usize = 1 << 20;
 
 /// An open segment: its file memory-mapped, its header checked.
 pub struct Segment {

@@ -3,6 +3,8 @@
 //! before is invisible to readers until it is complete.
 
 use std::collections::HashSet;
+
+use foldhash::fast::RandomState;
 use std::path::Path;
 
 use neardup::scan::Plan;
@@ -97,7 +99,7 @@ impl Writer {
 
     /// Refuses an id the index holds already, or one given twice in `ids`.
     pub fn check_ids<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Result<()> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_hasher(RandomState::default());
         for id in ids {
             if let Some(doc) = self.index.find_id(id) {
                 return Err(Error::Refused(format!(
@@ -147,7 +149,7 @@ impl Writer {
             )));
         }
         self.check_ids(docs.iter().map(|(id, _)| id.as_str()))?;
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_hasher(RandomState::default());
         let is_first: Vec<bool> = docs
             .iter()
             .map(|(_, fp)| {
@@ -179,7 +181,7 @@ impl Writer {
         let docs: Vec<NewDoc> = (0..index.len())
             .map(|d| (index.id(d).to_owned(), index.fingerprint(d)))
             .collect();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_hasher(RandomState::default());
         let is_first: Vec<bool> = docs
             .iter()
             .map(|(_, fp)| seen.insert(fp.normalized_sha256))
