@@ -350,14 +350,18 @@ fn bad_input_is_one_line_exit_2_and_the_index_unchanged() {
 
 /// `neardup index add IDX -` holding the lock while it waits for stdin.
 fn waiting_writer(root: &Path) -> Child {
-    let mut child = command(root)
-        .args(["index", "add", "idx", "-", "-q"])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let spawn = || {
+        command(root)
+            .args(["index", "add", "idx", "-", "-q"])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut child = spawn();
     // The lock is taken before stdin is read: wait until a second writer
-    // is refused.
+    // is refused. The probe is a writer too, so the child may find the
+    // lock taken by it and give up: then it starts again.
     let start = Instant::now();
     while neardup_in(root, &["index", "compact", "idx"])
         .status
@@ -367,9 +371,11 @@ fn waiting_writer(root: &Path) -> Child {
             start.elapsed() < Duration::from_secs(20),
             "the writer never took the lock"
         );
+        if child.try_wait().unwrap().is_some() {
+            child = spawn();
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = &mut child;
     child
 }
 
