@@ -42,14 +42,14 @@ def timed(fn, items):
 
 
 def first_working(candidates, probe):
-    """The first (label, fn) whose fn(probe) does not raise TypeError: the
+    """The first (label, fn) whose fn(probe) does not raise TypeError or ValueError: the
     binding's argument shapes were not settled when this was written."""
     errors = []
     for label, fn in candidates:
         try:
             fn(probe)
             return label, fn
-        except TypeError as e:
+        except (TypeError, ValueError) as e:
             errors.append("%s: %s" % (label, e))
     raise SystemExit("no call form worked:\n  " + "\n  ".join(errors))
 
@@ -82,16 +82,13 @@ def main():
     if hasattr(idx, "query_signatures"):
         # Signed before the clock starts: these timings are of the index only.
         batches = [neardup.sign_batch([t], threads=1) for t in texts]
-        fps = [[neardup.sign(t)] for t in texts]
-        try:
-            label, qs = first_working([("query_signatures(SignatureBatch)", idx.query_signatures)],
-                                      batches[0])
-            items = batches
-        except SystemExit:
-            label, qs = first_working([("query_signatures([Fingerprint])", idx.query_signatures)], fps[0])
-            items = fps
+        forms = {"query_signatures(SignatureBatch)": batches,
+                 "query_signatures(uint32 array (1, n))": [b.signatures for b in batches],
+                 "query_signatures([Fingerprint])": [[neardup.sign(t)] for t in texts]}
+        label, _ = first_working([(name, lambda x, items=items: idx.query_signatures(items[0]))
+                                  for name, items in forms.items()], None)
         out["query_signatures_form"] = label
-        out["query_signatures_ms"] = ms(timed(qs, items))
+        out["query_signatures_ms"] = ms(timed(idx.query_signatures, forms[label]))
     out["rss_before_open"] = rss_before
     out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     json.dump(out, sys.stdout)
