@@ -432,6 +432,12 @@ impl Segment {
         // finds.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("mapping", &path, e))?;
+        // Queries read a few entries here and there (binary searches, a
+        // candidate's signature): without read-ahead and fault-around, a
+        // query maps in the pages it reads and not their neighbours, which
+        // keeps a large index's resident memory to what is used.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
         let header = Header::decode(&map).map_err(|why| Error::damaged(&path, why))?;
         let want = Header::for_plan(plan, entry.first, entry.docs);
         let same = (
@@ -481,7 +487,12 @@ impl Segment {
 
     /// The body checksum: the one check that finds any flipped byte.
     fn check_body(&self) -> Result<()> {
-        if xxh3_64(&self.map[HEADER_LEN..]) != self.header.body_xxh3 {
+        #[cfg(unix)]
+        let _ = self.map.advise(memmap2::Advice::Sequential);
+        let sum = xxh3_64(&self.map[HEADER_LEN..]);
+        #[cfg(unix)]
+        let _ = self.map.advise(memmap2::Advice::Random);
+        if sum != self.header.body_xxh3 {
             return Err(Error::damaged(
                 &self.path,
                 "its content does not match its checksum",
