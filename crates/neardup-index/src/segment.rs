@@ -560,7 +560,9 @@ impl Segment {
         let at = |i: usize| &digests[32 * i..32 * i + 32];
         let count = self.header.firsts as usize;
         let i = partition_point(count, |i| at(i) < &digest.0[..]);
-        (i < count && at(i) == digest.0).then(|| u32_at(self.bytes(&self.layout.first_docs), i))
+        let doc = (i < count && at(i) == digest.0)
+            .then(|| u32_at(self.bytes(&self.layout.first_docs), i))?;
+        self.docs().contains(&doc).then_some(doc)
     }
 
     /// The document with id `id` (JSON text), if this segment has it.
