@@ -80,28 +80,27 @@ pub fn run(command: &IndexCommand, backend: Backend) -> Result<()> {
 /// removes the directory it made.
 fn create(args: &IndexCreateArgs, backend: Backend) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
-    let plan = match (args.bands, args.rows) {
-        (Some(b), Some(r)) => Plan::with_banding(params, args.threshold, b, r).map_err(|_| {
-            anyhow!(
-                "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
-                params.n()
-            )
-        })?,
-        _ if args.recall == "exact" => Plan::exact(params, args.threshold),
-        _ => Plan::new(params, args.threshold),
-    };
+    let banding = args.bands.zip(args.rows);
+    let plan = crate::scan::plan(params, args.threshold, &args.recall, banding)?;
     let existed = args.index.exists();
-    let run = || -> Result<()> {
+    let mut made = false;
+    let mut run = || -> Result<()> {
         let scan = scan_args(&args.inputs, &args.docs, &plan);
         let sinks = open_outputs(&scan)?;
         let corpus = Corpus::load(&scan, params, backend)?;
         let mut writer = Writer::create(&args.index, &plan)?;
+        made = true;
         let start = Instant::now();
         commit("create", &mut writer, corpus, sinks, &scan, false, start)
     };
     let result = run();
-    if result.is_err() && !existed && args.index.join(neardup_index::MANIFEST).exists() {
+    if result.is_err() && made {
+        // This run made the index: the directory goes, or is emptied
+        // again if it was there, empty, before.
         let _ = std::fs::remove_dir_all(&args.index);
+        if existed {
+            let _ = std::fs::create_dir(&args.index);
+        }
     }
     result
 }

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use neardup::scan::{self, Outcome, Plan};
-use neardup::{Backend, Params};
+use neardup::{Backend, Params, Threshold};
 
 use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
 
@@ -56,6 +56,26 @@ pub(crate) fn remove_on_interrupt(path: PathBuf) {
     }
 }
 
+/// The plan `--threshold`, `--recall` and `--bands`/`--rows` ask for
+/// (`scan`'s and `index create`'s options).
+pub(crate) fn plan(
+    params: Params,
+    threshold: Threshold,
+    recall: &str,
+    banding: Option<(usize, usize)>,
+) -> Result<Plan> {
+    Ok(match banding {
+        Some((b, r)) => Plan::with_banding(params, threshold, b, r).map_err(|_| {
+            anyhow!(
+                "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
+                params.n()
+            )
+        })?,
+        None if recall == "exact" => Plan::exact(params, threshold),
+        None => Plan::new(params, threshold),
+    })
+}
+
 /// Every input, `--against` ones included.
 fn all_inputs_again(args: &ScanArgs) -> impl Iterator<Item = &std::path::Path> {
     args.against.iter().chain(&args.inputs).map(|p| p.as_path())
@@ -64,16 +84,12 @@ fn all_inputs_again(args: &ScanArgs) -> impl Iterator<Item = &std::path::Path> {
 pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
-    let plan = match (args.bands, args.rows) {
-        (Some(b), Some(r)) => Plan::with_banding(params, args.threshold, b, r).map_err(|_| {
-            anyhow!(
-                "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
-                params.n()
-            )
-        })?,
-        _ if args.recall == "exact" => Plan::exact(params, args.threshold),
-        _ => Plan::new(params, args.threshold),
-    };
+    let plan = plan(
+        params,
+        args.threshold,
+        &args.recall,
+        args.bands.zip(args.rows),
+    )?;
     let banding = plan.banding();
     let all_inputs = args.against.iter().chain(&args.inputs);
     at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
