@@ -282,6 +282,13 @@ pub fn write(
     header.firsts = firsts.len() as u32;
     header.id_bytes = docs.iter().map(|(id, _)| id.len() as u64).sum();
     header.records = bands.iter().map(|b| b.len() as u64).sum();
+    if header.records > u64::from(u32::MAX) {
+        // Band starts are 32-bit offsets.
+        return Err(io::Error::other(format!(
+            "{} band records is more than a segment holds (2^32 - 1): add the documents in smaller batches",
+            header.records
+        )));
+    }
 
     out.seek(SeekFrom::Start(0))?;
     out.write_all(&[0; HEADER_LEN])?;
