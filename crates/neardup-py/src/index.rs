@@ -47,6 +47,9 @@ impl Open {
     }
 }
 
+/// A numpy `int64` array.
+type I64s<'py> = Bound<'py, PyArray1<i64>>;
+
 /// What a step works on: the open index, `None` once closed.
 type Shared = Arc<Mutex<Option<Open>>>;
 
@@ -517,7 +520,7 @@ impl Index {
         sha: Vec<String>,
         signatures: PyReadonlyArray2<'py, u32>,
         has_signature: PyReadonlyArray1<'py, bool>,
-    ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    ) -> PyResult<(I64s<'py>, I64s<'py>)> {
         guard("Index._identical", || {
             numpy_api(py, "Index._identical")?;
             let sigs = optional_rows(&signatures, &has_signature, self.params, sha.len())?;
