@@ -298,7 +298,8 @@ def index(tmp_path_factory):
     ids = [str(i) for i in ids]
     refs = 180
     new = list(zip(ids[refs:], texts[refs:])) + [
-        ("copy-%d" % j, texts[i]) for j, i in enumerate((0, 7, 7, 150))] + [("empty", ""), ("short", "short")]
+        ("copy-%d" % j, texts[i]) for j, i in enumerate((0, 7, 7, 150))] + [
+        ("empty", ""), ("short", "short")]
     with neardup.Index.create(d / "idx", threshold="0.6") as idx:
         idx.add(ids[:100], texts[:100])
         idx.add(ids[100:refs], texts[100:refs])

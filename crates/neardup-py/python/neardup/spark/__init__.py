@@ -34,7 +34,8 @@ number of rows before that block, so it depends on the input alone.
 The package's modules: ``inputs`` (the sign stage's inputs, read through
 ``neardup-corpus``), ``arrow`` (the signed rows' columns), ``stages`` (the
 stages after signing, and the driver), ``outputs`` (the result and its
-files), ``index`` (the scan against a persistent index), and ``__main__`` (the command).
+files), ``index`` (the scan against a persistent index), and ``__main__``
+(the command).
 
 Command line (``python -m neardup.spark --help``)::
 
