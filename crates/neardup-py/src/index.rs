@@ -12,6 +12,7 @@
 //! against_index=PATH)`: the index asked for a batch of rows at a time.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use neardup::scan::against::with_references;
@@ -20,7 +21,7 @@ use neardup::{Digest, Fingerprint, Params};
 use neardup_index::{Index as Store, Writer};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PyType};
 
@@ -84,24 +85,32 @@ impl Index {
     }
 
     /// Runs `work` on the open index as one [`detached`] step, with the
-    /// GIL released. `call` names the call in errors (`Index.add`).
+    /// GIL released. `call` names the call in errors (`Index.add`). The
+    /// flag `work` gets is set once the caller has given up on it (Ctrl-C):
+    /// whatever it does after that, nobody sees its result.
     fn step<T: Send + 'static>(
         &self,
         py: Python<'_>,
         call: &'static str,
-        work: impl FnOnce(&mut Open) -> PyResult<T> + Send + 'static,
+        work: impl FnOnce(&mut Open, &AtomicBool) -> PyResult<T> + Send + 'static,
     ) -> PyResult<T> {
         let shared = Arc::clone(&self.open);
         let closed = self.closed(call);
-        detached(py, call, move || {
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&abandoned);
+        let result = detached(py, call, move || {
             // A panic in an earlier step cannot leave the index half
             // changed: a writer commits by replacing the manifest last.
             let mut open = shared.lock().unwrap_or_else(|e| e.into_inner());
             match open.as_mut() {
-                Some(open) => work(open),
+                Some(open) => work(open, &seen),
                 None => Err(closed),
             }
-        })?
+        });
+        if result.is_err() {
+            abandoned.store(true, Ordering::Relaxed);
+        }
+        result?
     }
 
     /// Runs a short `work` on the open index, the GIL released while it
@@ -163,7 +172,7 @@ impl Index {
         let ids_json = unique_ids(&ids, 0)?;
         let new: Vec<(String, Fingerprint)> = ids_json.into_iter().zip(fps).collect();
         let path = self.path.clone();
-        let found = self.step(py, call, move |open| {
+        let found = self.step(py, call, move |open, abandoned| {
             let index = open.index();
             let r = index.len();
             if let Some((id, doc)) = new
@@ -194,6 +203,11 @@ impl Index {
                     .filter(|(i, _)| keep(*i))
                     .map(|(_, d)| d.clone())
                     .collect();
+                // Ctrl-C during the query: the caller has raised already,
+                // so add nothing (once writing has started, it commits).
+                if abandoned.load(Ordering::Relaxed) {
+                    return Err(PyRuntimeError::new_err("abandoned"));
+                }
                 writer.add(docs).map_err(index_to_py)?;
             }
             Ok(Found {
@@ -458,7 +472,7 @@ impl Index {
     /// returns the files in the directory that are not the index's.
     fn verify(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         guard("Index.verify", || {
-            self.step(py, "Index.verify", |open| {
+            self.step(py, "Index.verify", |open, _| {
                 open.index().verify().map_err(index_to_py)
             })
         })
@@ -470,7 +484,7 @@ impl Index {
             if !self.writable {
                 return Err(read_only(&self.path, "Index.compact"));
             }
-            self.step(py, "Index.compact", |open| match open {
+            self.step(py, "Index.compact", |open, _| match open {
                 Open::Writer(w) => w.compact().map_err(index_to_py),
                 Open::Reader(_) => unreachable!("checked writable"),
             })

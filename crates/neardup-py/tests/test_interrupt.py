@@ -110,6 +110,24 @@ def test_scan_while_signing(docs, capsys):
     assert neardup.scan([1, 2, 3], [docs[0], docs[1], docs[0]]).drop == [3]
 
 
+def test_index_add_is_all_or_nothing(docs, capsys, tmp_path):
+    """Ctrl-C in an add: raised as promptly as a scan's; the add is then
+    either wholly in the index or not at all (stopped before writing), and
+    the next call sees which."""
+    ids = list(range(len(docs)))
+    with neardup.Index.create(tmp_path / "idx") as idx:
+        check_latency("Index.add (signing)", 0.3, lambda: idx.add(ids, docs, threads=1), capsys)
+        assert len(idx) == 0
+        texts = ["%s x%d" % (docs[i], i) for i in range(20_000)]
+        start = time.perf_counter()
+        neardup.sign_batch(texts)
+        signing = time.perf_counter() - start
+        interrupt_after(signing + 0.2, lambda: idx.add(list(range(len(texts))), texts))
+        assert len(idx) in (0, len(texts))
+        idx.add(["after"], [docs[0]])
+        assert len(idx) in (1, len(texts) + 1)
+
+
 def test_scan_after_signing(docs, capsys):
     """A signal once every document is signed: in the core's scan (left to
     finish on its own thread) or in the receipts (stopped). The signal is
