@@ -118,11 +118,18 @@ def test_index_add_is_all_or_nothing(docs, capsys, tmp_path):
     with neardup.Index.create(tmp_path / "idx") as idx:
         check_latency("Index.add (signing)", 0.3, lambda: idx.add(ids, docs, threads=1), capsys)
         assert len(idx) == 0
-        texts = ["%s x%d" % (docs[i], i) for i in range(20_000)]
+        # As in test_scan_after_signing: the signal halfway between the
+        # end of signing and the end of the call, both timed first.
+        texts = ["%s x%d" % (docs[i], i) for i in range(60_000)]
+        new_ids = list(range(len(texts)))
         start = time.perf_counter()
         neardup.sign_batch(texts)
         signing = time.perf_counter() - start
-        interrupt_after(signing + 0.2, lambda: idx.add(list(range(len(texts))), texts))
+        start = time.perf_counter()
+        idx.query(texts, ids=new_ids)
+        whole = time.perf_counter() - start
+        assert whole - signing > 0.5, (signing, whole)
+        interrupt_after((signing + whole) / 2, lambda: idx.add(new_ids, texts))
         assert len(idx) in (0, len(texts))
         idx.add(["after"], [docs[0]])
         assert len(idx) in (1, len(texts) + 1)
