@@ -91,9 +91,10 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
     gives for the same documents, the index's own ``K``, ``N``, threshold
     and banding used (``threshold``, ``k``, ``n``, ``bands``, ``rows`` and
     ``recall`` are then ignored). Each executor task opens the index
-    read-only, so ``PATH`` must be a directory every executor sees (any
-    local path in ``local`` and ``local-cluster`` mode; a shared file
-    system on a cluster); see :mod:`neardup.spark.index`."""
+    read-only (and the driver reads its settings), so ``PATH`` must be a
+    directory the driver and every executor see (any local path in
+    ``local`` and ``local-cluster`` mode; a shared file system on a
+    cluster); see :mod:`neardup.spark.index`."""
     spark = df.sparkSession
     if against_index is not None:
         if against is not None:

@@ -3,8 +3,9 @@
 ``neardup.Index.open(PATH).query(...)`` reports for the same documents.
 
 The index stays where it is: each executor task opens it read-only
-(``PATH`` must be a path every executor sees: a local directory in
-``local`` / ``local-cluster`` mode, a shared file system on a cluster) and
+(``PATH`` must be a path the driver and every executor see: a local
+directory in ``local`` / ``local-cluster`` mode, a shared file system on a
+cluster), checks that it still has the length the driver read, and
 asks it about its rows, as the core's ``scan::against`` asks its
 references:
 
