@@ -170,21 +170,19 @@ impl Index {
             return Err(read_only(&self.path, call));
         }
         let ids_json = unique_ids(&ids, 0)?;
-        let new: Vec<(String, Fingerprint)> = ids_json.into_iter().zip(fps).collect();
         let path = self.path.clone();
         let found = self.step(py, call, move |open, abandoned| {
             let index = open.index();
             let r = index.len();
-            if let Some((id, doc)) = new
+            if let Some((id, doc)) = ids_json
                 .iter()
-                .find_map(|(id, _)| Some((id, index.find_id(id)?)))
+                .find_map(|id| Some((id, index.find_id(id)?)))
             {
                 return Err(PyValueError::new_err(format!(
                     "duplicate id {id}: document {doc} of index '{}' has it already",
                     path.display()
                 )));
             }
-            let fps: Vec<Fingerprint> = new.iter().map(|(_, fp)| fp.clone()).collect();
             let outcome = index.query(&fps).map_err(index_to_py)?.outcome;
             let refs = taking_part(&outcome, r);
             let ref_docs = refs
@@ -197,11 +195,12 @@ impl Index {
                 };
                 let keep =
                     |i: usize| !only_new || outcome.dropped.binary_search(&(r + i as u32)).is_err();
-                let docs = new
+                let docs = ids_json
                     .iter()
+                    .zip(&fps)
                     .enumerate()
                     .filter(|(i, _)| keep(*i))
-                    .map(|(_, d)| d.clone())
+                    .map(|(_, (id, fp))| (id.clone(), fp.clone()))
                     .collect();
                 // Ctrl-C during the query: the caller has raised already,
                 // so add nothing (once writing has started, it commits).
@@ -213,7 +212,7 @@ impl Index {
             Ok(Found {
                 outcome: renumbered(outcome, r, &refs),
                 refs: ref_docs,
-                new,
+                new: ids_json.into_iter().zip(fps).collect(),
             })
         })?;
         let Found { outcome, refs, new } = found;
