@@ -70,7 +70,7 @@ impl SignatureBatch {
         self.params.n()
     }
 
-    fn __len__(&self, py: Python<'_>) -> usize {
+    pub fn __len__(&self, py: Python<'_>) -> usize {
         self.shingles.bind(py).len()
     }
 
@@ -84,21 +84,8 @@ impl SignatureBatch {
                     "index {i} out of range for a batch of {len}"
                 )));
             }
-            let at = at as usize;
-            let digest: String = self.normalized_sha256.bind(py).get_item(at)?.extract()?;
-            let has = self.has_signature.bind(py).readonly().as_array()[at];
-            let signature = if has {
-                let sigs = self.signatures.bind(py).readonly();
-                Some(Signature::from_slots(sigs.as_array().row(at).to_vec()).map_err(to_py)?)
-            } else {
-                None
-            };
-            Ok(Fingerprint(neardup::Fingerprint {
-                params: self.params,
-                normalized_sha256: Digest::from_hex(&digest).map_err(to_py)?,
-                shingles: self.shingles.bind(py).readonly().as_array()[at],
-                signature,
-            }))
+            let mut one = self.fingerprints(py, at as usize..at as usize + 1)?;
+            Ok(Fingerprint(one.remove(0)))
         })
     }
 
@@ -172,6 +159,40 @@ impl SignatureBatch {
                 normalized_sha256: normalized_sha256.unbind(),
             })
         })
+    }
+}
+
+impl SignatureBatch {
+    /// The params the batch was signed with.
+    pub fn params(&self) -> Params {
+        self.params
+    }
+
+    /// Documents `rows` as the core's fingerprints, the arrays read once.
+    pub fn fingerprints(
+        &self,
+        py: Python<'_>,
+        rows: std::ops::Range<usize>,
+    ) -> PyResult<Vec<neardup::Fingerprint>> {
+        let digests = self.normalized_sha256.bind(py);
+        let has = self.has_signature.bind(py).readonly();
+        let sigs = self.signatures.bind(py).readonly();
+        let shingles = self.shingles.bind(py).readonly();
+        let (has, sigs, shingles) = (has.as_array(), sigs.as_array(), shingles.as_array());
+        rows.map(|at| {
+            let digest: String = digests.get_item(at)?.extract()?;
+            let signature = match has[at] {
+                true => Some(Signature::from_slots(sigs.row(at).to_vec()).map_err(to_py)?),
+                false => None,
+            };
+            Ok(neardup::Fingerprint {
+                params: self.params,
+                normalized_sha256: Digest::from_hex(&digest).map_err(to_py)?,
+                shingles: shingles[at],
+                signature,
+            })
+        })
+        .collect()
     }
 }
 

@@ -22,6 +22,7 @@ mod error;
 mod explain;
 mod extract;
 mod fingerprint;
+mod index;
 mod interrupt;
 mod normalize;
 mod params;
@@ -47,6 +48,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<compare::Comparison>()?;
     m.add_class::<corpus::CorpusReader>()?;
     m.add_class::<fingerprint::Fingerprint>()?;
+    m.add_class::<index::Index>()?;
     m.add_class::<receipt::Mismatch>()?;
     m.add_class::<receipt::Receipt>()?;
     m.add_class::<partition::ScanPlan>()?;

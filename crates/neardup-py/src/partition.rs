@@ -27,7 +27,7 @@ use crate::scan::{plan, ThresholdArg};
 
 /// A pair's slot-match count in the arrays returned here when it has
 /// none (a document without a signature).
-const NO_MATCHES: i64 = -1;
+pub const NO_MATCHES: i64 = -1;
 
 /// A scan's settings, with one method per stage of a partitioned scan.
 #[pyclass(module = "neardup", frozen)]
@@ -410,7 +410,7 @@ impl ScanPlan {
 }
 
 /// Each row of a `(len, n)` signature matrix as a [`Signature`].
-fn rows_of(sigs: &ArrayView2<'_, u32>, params: Params, len: usize) -> PyResult<Vec<Signature>> {
+pub fn rows_of(sigs: &ArrayView2<'_, u32>, params: Params, len: usize) -> PyResult<Vec<Signature>> {
     if sigs.nrows() != len || sigs.ncols() != params.n() {
         return Err(PyValueError::new_err(format!(
             "signatures must be ({len}, {}), got {:?}",
@@ -425,7 +425,7 @@ fn rows_of(sigs: &ArrayView2<'_, u32>, params: Params, len: usize) -> PyResult<V
 }
 
 /// [`rows_of`], `None` for the rows whose `has` is false.
-fn optional_rows(
+pub fn optional_rows(
     sigs: &PyReadonlyArray2<'_, u32>,
     has: &PyReadonlyArray1<'_, bool>,
     params: Params,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use neardup::scan::{lines, Plan};
+use neardup::scan::{lines, Pair, Plan};
 use neardup::{Fingerprint, Receipt, Threshold};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -70,6 +70,30 @@ pub struct ScanResult {
 }
 
 impl ScanResult {
+    /// The result over documents `ids` (as given, and as JSON text), the
+    /// first `refs` of them references: `pairs`, `clusters` and `dropped`
+    /// number them. A scan against an index passes only the index
+    /// documents that take part in a pair, in their order: the lines
+    /// depend on the documents' order alone, so they are the same.
+    pub fn new(
+        ids: Bound<'_, PyList>,
+        ids_json: Vec<String>,
+        refs: u32,
+        pairs: Vec<(u32, u32, Receipt)>,
+        clusters: Vec<Vec<u32>>,
+        dropped: Vec<u32>,
+    ) -> PyResult<ScanResult> {
+        Ok(ScanResult {
+            ids: ids.unbind(),
+            ids_json,
+            refs,
+            pairs,
+            clusters,
+            dropped,
+            cache: std::array::from_fn(|_| PyOnceLock::new()),
+        })
+    }
+
     fn cached<'py>(
         &self,
         py: Python<'py>,
@@ -281,15 +305,7 @@ impl ScanResult {
                 .into_iter()
                 .map(|(a, b, r)| Ok((a, b, Receipt::parse(&r).map_err(to_py)?)))
                 .collect::<PyResult<Vec<_>>>()?;
-            Ok(ScanResult {
-                ids: ids.unbind(),
-                ids_json,
-                refs,
-                pairs,
-                clusters,
-                dropped,
-                cache: std::array::from_fn(|_| PyOnceLock::new()),
-            })
+            ScanResult::new(ids, ids_json, refs, pairs, clusters, dropped)
         })
     }
 }
@@ -358,14 +374,14 @@ pub fn scan(
                 ids: &mut all_ids,
                 fps: &mut fps,
             };
-            docs.load(&ref_ids, &ref_texts, "against ", &workers, params)?;
+            docs.load("scan", &ref_ids, &ref_texts, "against ", &workers, params)?;
         }
         let refs = fps.len();
         let docs = Docs {
             ids: &mut all_ids,
             fps: &mut fps,
         };
-        docs.load(ids, texts, "", &workers, params)?;
+        docs.load("scan", ids, texts, "", &workers, params)?;
         let refs = u32::try_from(refs)
             .map_err(|_| to_py(neardup::Error::TooManyDocuments(refs as u64)))?;
 
@@ -376,37 +392,49 @@ pub fn scan(
         let shared = Arc::clone(&fps);
         let outcome = detached(py, "scan", move || neardup::scan::run(&shared, refs, &plan))?
             .map_err(to_py)?;
-        let receipts = interruptible(py, "scan", |stop| {
-            workers.install(|| {
-                // `None` once stopped: rayon then skips the pairs left.
-                outcome
-                    .pairs
-                    .par_iter()
-                    .map(|p| {
-                        (!stop.requested())
-                            .then(|| Receipt::new(&fps[p.a as usize], &fps[p.b as usize]))
-                    })
-                    .collect::<Option<Result<Vec<_>, _>>>()
-            })
-        })?
-        .ok_or_else(|| PyRuntimeError::new_err("neardup.scan: receipts stopped without a signal"))?
-        .map_err(to_py)?;
-        let pairs = outcome
-            .pairs
-            .iter()
-            .zip(receipts)
-            .map(|(p, r)| (p.a, p.b, r))
-            .collect();
-        Ok(ScanResult {
-            ids: PyList::new(py, all_ids)?.unbind(),
+        let pairs = receipts(py, "scan", &workers, &fps, &outcome.pairs)?;
+        ScanResult::new(
+            PyList::new(py, all_ids)?,
             ids_json,
             refs,
             pairs,
-            clusters: outcome.clusters,
-            dropped: outcome.dropped,
-            cache: std::array::from_fn(|_| PyOnceLock::new()),
-        })
+            outcome.clusters,
+            outcome.dropped,
+        )
     })
+}
+
+/// Each pair of `pairs` (document numbers into `fps`) with its receipt,
+/// made on `workers` with the GIL released; Ctrl-C stops it between two
+/// pairs. `call` names the Python call.
+pub fn receipts(
+    py: Python<'_>,
+    call: &str,
+    workers: &Workers,
+    fps: &[Fingerprint],
+    pairs: &[Pair],
+) -> PyResult<Vec<(u32, u32, Receipt)>> {
+    let receipts = interruptible(py, call, |stop| {
+        workers.install(|| {
+            // `None` once stopped: rayon then skips the pairs left.
+            pairs
+                .par_iter()
+                .map(|p| {
+                    (!stop.requested())
+                        .then(|| Receipt::new(&fps[p.a as usize], &fps[p.b as usize]))
+                })
+                .collect::<Option<Result<Vec<_>, _>>>()
+        })
+    })?
+    .ok_or_else(|| {
+        PyRuntimeError::new_err(format!("neardup.{call}: receipts stopped without a signal"))
+    })?
+    .map_err(to_py)?;
+    Ok(pairs
+        .iter()
+        .zip(receipts)
+        .map(|(p, r)| (p.a, p.b, r))
+        .collect())
 }
 
 /// The plan of a scan's arguments, checked as `neardup scan` checks its
@@ -446,16 +474,17 @@ pub fn plan(
 }
 
 /// The documents of a scan as they are read, `against` first.
-struct Docs<'d, 'py> {
-    ids: &'d mut Vec<Bound<'py, PyAny>>,
-    fps: &'d mut Vec<Fingerprint>,
+pub struct Docs<'d, 'py> {
+    pub ids: &'d mut Vec<Bound<'py, PyAny>>,
+    pub fps: &'d mut Vec<Fingerprint>,
 }
 
 impl<'py> Docs<'_, 'py> {
     /// Reads and signs one corpus; `at` prefixes its argument names in
-    /// errors (`against `).
-    fn load(
+    /// errors (`against `), `call` names the Python call.
+    pub fn load(
         self,
+        call: &str,
         ids: &Bound<'py, PyAny>,
         texts: &Bound<'py, PyAny>,
         at: &str,
@@ -466,7 +495,7 @@ impl<'py> Docs<'_, 'py> {
         let before = self.fps.len();
         let name = format!("{at}texts");
         let fps = &mut *self.fps;
-        sign_all(texts, "scan", &name, params, workers, &mut |signed| {
+        sign_all(texts, call, &name, params, workers, &mut |signed| {
             fps.extend(signed)
         })?;
         let signed = self.fps.len() - before;
@@ -483,7 +512,7 @@ impl<'py> Docs<'_, 'py> {
 
 /// The ids of one corpus, as a list (a pyarrow array is turned into
 /// Python values first).
-fn id_list<'py>(ids: &Bound<'py, PyAny>, at: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+pub fn id_list<'py>(ids: &Bound<'py, PyAny>, at: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
     if ids.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(format!(
             "{at}ids must be a sequence of str or int, not one str"
@@ -506,7 +535,7 @@ fn id_list<'py>(ids: &Bound<'py, PyAny>, at: &str) -> PyResult<Vec<Bound<'py, Py
 
 /// Each id as JSON text, refusing a repeated one as `neardup scan` does:
 /// one id, one document.
-fn unique_ids(ids: &[Bound<'_, PyAny>], refs: usize) -> PyResult<Vec<String>> {
+pub fn unique_ids(ids: &[Bound<'_, PyAny>], refs: usize) -> PyResult<Vec<String>> {
     let at = |i: usize| {
         if i < refs {
             format!("against ids[{i}]")

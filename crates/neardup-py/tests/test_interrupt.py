@@ -110,6 +110,31 @@ def test_scan_while_signing(docs, capsys):
     assert neardup.scan([1, 2, 3], [docs[0], docs[1], docs[0]]).drop == [3]
 
 
+def test_index_add_is_all_or_nothing(docs, capsys, tmp_path):
+    """Ctrl-C in an add: raised as promptly as a scan's; the add is then
+    either wholly in the index or not at all (stopped before writing), and
+    the next call sees which."""
+    ids = list(range(len(docs)))
+    with neardup.Index.create(tmp_path / "idx") as idx:
+        check_latency("Index.add (signing)", 0.3, lambda: idx.add(ids, docs, threads=1), capsys)
+        assert len(idx) == 0
+        # As in test_scan_after_signing: the signal halfway between the
+        # end of signing and the end of the call, both timed first.
+        texts = ["%s x%d" % (docs[i], i) for i in range(60_000)]
+        new_ids = list(range(len(texts)))
+        start = time.perf_counter()
+        neardup.sign_batch(texts)
+        signing = time.perf_counter() - start
+        start = time.perf_counter()
+        idx.query(texts, ids=new_ids)
+        whole = time.perf_counter() - start
+        assert whole - signing > 0.5, (signing, whole)
+        interrupt_after((signing + whole) / 2, lambda: idx.add(new_ids, texts))
+        assert len(idx) in (0, len(texts))
+        idx.add(["after"], [docs[0]])
+        assert len(idx) in (1, len(texts) + 1)
+
+
 def test_scan_after_signing(docs, capsys):
     """A signal once every document is signed: in the core's scan (left to
     finish on its own thread) or in the receipts (stopped). The signal is

@@ -289,6 +289,78 @@ def test_command_on_two_executor_jvms(cli, files, mixed, tmp_path):
         assert out[x].read_text(encoding="utf-8") == want[x], x
 
 
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    """An index of two adds (string ids, threshold 0.6), and new documents
+    with near and exact copies of its documents and of each other."""
+    d = tmp_path_factory.mktemp("spark-index")
+    ids, texts = corpus(13, 200)
+    ids = [str(i) for i in ids]
+    refs = 180
+    new = list(zip(ids[refs:], texts[refs:])) + [
+        ("copy-%d" % j, texts[i]) for j, i in enumerate((0, 7, 7, 150))] + [
+        ("empty", ""), ("short", "short")]
+    with neardup.Index.create(d / "idx", threshold="0.6") as idx:
+        idx.add(ids[:100], texts[:100])
+        idx.add(ids[100:refs], texts[100:refs])
+    return {"path": d / "idx", "refs": ids[:refs], "new": new, "dir": d}
+
+
+@pytest.mark.parametrize("partitions, block", [(None, ns.BLOCK_SIZE), (3, 2)])
+def test_scan_against_an_index_equals_index_query(spark, index, tmp_path, partitions, block):
+    """`against_index`: the executors ask the index; the result is the
+    index's own query, byte for byte, whatever the partitioning."""
+    new_ids, new_texts = zip(*index["new"])
+    want = neardup.Index.open(index["path"]).query(list(new_texts), ids=list(new_ids))
+    assert '"verdict":"IDENTICAL"' in want.pairs_jsonl() and len(want.drop) > 5
+    assert any(p["a"] in index["refs"] for p in want.pairs)
+    assert any(p["a"] in new_ids and p["b"] in new_ids for p in want.pairs)
+    rows = [(o, i, t) for o, (i, t) in enumerate(index["new"])][::-1]
+    df = spark.createDataFrame(rows, "order long, id string, text string").repartition(4)
+    out = ns.scan(df, order_col="order", against_index=str(index["path"]),
+                  partitions=partitions, block_size=block, threshold=0.9)  # the index's is used
+    got = spark_files(out, tmp_path)
+    assert got["pairs"] == want.pairs_jsonl()
+    assert got["clusters"] == want.clusters_jsonl()
+    assert got["keep"] == want.keep_list()
+    assert got["drop"] == want.drop_list()
+    assert [r.asDict() for r in out.pairs.collect()] == want.pairs
+    assert [r.asDict() for r in out.clusters.collect()] == want.clusters
+
+
+def test_scan_against_an_index_refuses_an_id_it_holds(spark, index):
+    df = spark.createDataFrame([(index["refs"][3], "some text")], "id string, text string")
+    with pytest.raises(Exception, match="duplicate id .*%s.*of index" % index["refs"][3]):
+        ns.scan(df, against_index=str(index["path"])).write(pairs=os.devnull)
+    with pytest.raises(FileNotFoundError, match="no such index"):
+        ns.scan(df, against_index=str(index["dir"] / "nowhere"))
+
+
+def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):
+    """`python -m neardup.spark --against-index` on local-cluster[2,1,1024]:
+    the files `neardup index query` writes."""
+    new = tmp_path / "new.jsonl"
+    write_jsonl(new, *zip(*index["new"]))
+    out = {x: tmp_path / ("cluster-" + x) for x in OUTPUTS}
+    flags = ["--pairs", out["pairs"], "--clusters", out["clusters"],
+             "--keep-list", out["keep"], "--drop-list", out["drop"]]
+    if cli("index", "--help", ok=False).returncode != 0:
+        pytest.skip("this neardup binary has no `index` command")
+    cli("index", "query", "-q", index["path"], new, *flags)
+    want = {x: p.read_text(encoding="utf-8") for x, p in out.items()}
+    assert want["pairs"].count("\n") > 10
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
+    p = subprocess.run(
+        [sys.executable, "-m", "neardup.spark", str(new), "--against-index", str(index["path"]),
+         "--master", "local-cluster[2,1,1024]", "--partitions", "3",
+         "--conf", "spark.sql.files.maxPartitionBytes=4000",
+         "--conf", "spark.sql.shuffle.partitions=2", *map(str, flags)],
+        capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    for x in OUTPUTS:
+        assert out[x].read_text(encoding="utf-8") == want[x], x
+
+
 def test_outputs_get_the_mode_of_a_new_file(tmp_path):
     # neardup scan's outputs are 0666 less the umask; a mkstemp temporary
     # renamed into place would leave them 0600.

@@ -11,6 +11,7 @@ a call from another thread runs to its end). An internal error is a
 ``RuntimeError`` naming the call.
 """
 import os
+import pathlib
 
 from typing import Any, Iterable, Iterator, Literal, Optional, Tuple, Union
 
@@ -143,6 +144,104 @@ class ScanResult:
         """The ``--keep-list`` file, byte for byte."""
     def drop_list(self) -> str:
         """The ``--drop-list`` file, byte for byte."""
+
+class Index:
+    """A persistent index (the directory ``neardup index`` reads and writes):
+    documents added as they arrive, new ones scanned against all of them.
+    ``add`` and ``query`` return the :class:`ScanResult` that
+    ``scan(ids, texts, against=everything_added_before)`` returns, its
+    outputs byte for byte, without the index's documents in memory (the
+    result holds the ids of the index documents that take part in a pair
+    only: its ``repr`` counts those as ``against``).
+
+    Open for reading (any number, in any process, each seeing the index as
+    it was when opened) or for writing (one writer: it holds the directory's
+    lock until closed or until its process ends). A context manager that
+    closes it. Heavy work (signing, the query, writing, ``verify``,
+    ``compact``) runs with the GIL released and stops on Ctrl-C; an add
+    interrupted before its commit leaves the index as it was.
+
+    Errors are one line naming the index or its file: ``FileNotFoundError``
+    (no index there), ``BlockingIOError`` (another writer holds the lock),
+    another ``OSError`` (a read or write failed: ``errno`` set),
+    ``ValueError`` (a damaged file, an id the index holds already, other
+    ``k``/``n``, a closed index, a write to an index opened for reading)."""
+
+    @classmethod
+    def create(
+        cls,
+        path: Union[str, os.PathLike[str]],
+        k: int = 5,
+        n: int = 128,
+        threshold: Union[float, str] = 0.75,
+        recall: Literal["probable", "exact"] = "probable",
+        bands: Optional[int] = None,
+        rows: Optional[int] = None,
+    ) -> "Index":
+        """Creates an empty index in ``path`` (which must not exist, or be an
+        empty directory), open for writing. The settings are those of
+        :func:`scan`; every later add and query uses them."""
+    @classmethod
+    def open(cls, path: Union[str, os.PathLike[str]], write: bool = False) -> "Index":
+        """Opens the index in ``path`` for reading, or with ``write=True`` for
+        writing (``BlockingIOError`` while another writer holds it)."""
+    def add(
+        self,
+        ids: Iterable[Union[str, int]],
+        texts: Texts,
+        only_new: bool = False,
+        threads: Optional[int] = None,
+    ) -> ScanResult:
+        """Signs the documents, scans them against the index and adds them as
+        one segment (with ``only_new=True`` only those not dropped). ``ids``
+        follow :func:`scan`'s rules and must not be in the index yet."""
+    def query(
+        self,
+        texts: Texts,
+        ids: Optional[Iterable[Union[str, int]]] = None,
+        threads: Optional[int] = None,
+    ) -> ScanResult:
+        """:meth:`add` without adding. ``ids`` default to the texts' positions
+        (``0, 1, …``), which must then not be ids of the index."""
+    def add_signatures(
+        self,
+        ids: Iterable[Union[str, int]],
+        batch: "SignatureBatch",
+        only_new: bool = False,
+        threads: Optional[int] = None,
+    ) -> ScanResult:
+        """:meth:`add` of documents signed already by :func:`sign_batch` with
+        the index's ``k`` and ``n``: row ``i`` is document ``ids[i]``."""
+    def query_signatures(
+        self,
+        batch: "SignatureBatch",
+        ids: Optional[Iterable[Union[str, int]]] = None,
+        threads: Optional[int] = None,
+    ) -> ScanResult:
+        """:meth:`query` of documents signed already."""
+    def __len__(self) -> int:
+        """The number of documents."""
+    @property
+    def path(self) -> pathlib.Path:
+        """The directory, as given."""
+    @property
+    def writable(self) -> bool:
+        """Whether this object holds the write lock."""
+    def info(self) -> dict[str, Any]:
+        """What ``neardup index info --json`` prints: ``documents``, ``k``,
+        ``n``, ``threshold``, ``bands``, ``rows``, ``recall``,
+        ``miss_probability``, ``bytes``, ``segments``…"""
+    def verify(self) -> list[str]:
+        """Checks every segment's checksum and tables (``ValueError`` naming a
+        damaged file); returns the names of files in the directory that are
+        not the index's (left by an interrupted writer)."""
+    def compact(self) -> None:
+        """Merges every segment into one (writing only)."""
+    def close(self) -> None:
+        """Closes the index, releasing the lock; later calls raise
+        ``ValueError``. Closing twice does nothing."""
+    def __enter__(self) -> "Index": ...
+    def __exit__(self, *exc: Any) -> bool: ...
 
 class Comparison:
     """The result of :func:`compare`. Picklable."""

@@ -34,12 +34,14 @@ number of rows before that block, so it depends on the input alone.
 The package's modules: ``inputs`` (the sign stage's inputs, read through
 ``neardup-corpus``), ``arrow`` (the signed rows' columns), ``stages`` (the
 stages after signing, and the driver), ``outputs`` (the result and its
-files), and ``__main__`` (the command).
+files), ``index`` (the scan against a persistent index), and ``__main__``
+(the command).
 
 Command line (``python -m neardup.spark --help``)::
 
     python -m neardup.spark INPUT... --pairs P --clusters C \\
-        [--keep-list F] [--drop-list F] [--against REF]... [--master URL] \\
+        [--keep-list F] [--drop-list F] [--against REF]... [--against-index DIR] \\
+        [--master URL] \\
         [--threshold T] [-k K] [-n N]
 """
 
@@ -51,6 +53,8 @@ from pyspark.sql import SparkSession
 
 from .. import _neardup
 from .inputs import _sign_frame, read
+from .index import _plan as _index_plan
+from .index import _run as _scan_index
 from .outputs import ScanFrames, _write_atomically  # noqa: F401 (tests)
 from .stages import _run
 
@@ -64,7 +68,7 @@ BLOCK_SIZE = 2048
 
 def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=None,
          order_col=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-         recall="probable"):
+         recall="probable", against_index=None):
     """Every near-duplicate pair of the documents of ``df`` (columns
     ``id_col``, unique strings or integers, and ``text_col``), as ``neardup
     scan`` reports them for the same documents in the same order: the
@@ -80,28 +84,60 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
     number of partitions of the shuffled stages (default: Spark's
     ``spark.sql.shuffle.partitions``, which adaptive execution may
     coalesce). ``recall="exact"`` chooses pigeonhole bands that miss no
-    pair (``neardup scan --recall exact``). Returns a :class:`ScanFrames`."""
+    pair (``neardup scan --recall exact``). Returns a :class:`ScanFrames`.
+
+    ``against_index`` is instead a persistent index (``neardup.Index``,
+    ``neardup index``): the result is what ``neardup.Index.open(PATH).query``
+    gives for the same documents, the index's own ``K``, ``N``, threshold
+    and banding used (``threshold``, ``k``, ``n``, ``bands``, ``rows`` and
+    ``recall`` are then ignored). Each executor task opens the index
+    read-only (and the driver reads its settings), so ``PATH`` must be a
+    directory the driver and every executor see (any local path in
+    ``local`` and ``local-cluster`` mode; a shared file system on a
+    cluster); see :mod:`neardup.spark.index`."""
     spark = df.sparkSession
+    if against_index is not None:
+        if against is not None:
+            raise ValueError("against and against_index: give one reference set, not both")
+        path = os.fspath(against_index)
+        _, plan = _index_plan(path)
+        signed = _sign_frame(_ordered(df, order_col, id_col, partitions), 1, id_col, text_col,
+                             plan.k, plan.n)
+        return _scan_index(spark, signed, path, partitions, block_size)
     plan = _neardup.ScanPlan(threshold, k, n, bands, rows, recall)
     frames = []
     for src, frame in ((0, against), (1, df)):
         if frame is None:
             continue
-        if order_col is not None:
-            by = (partitions, order_col, id_col) if partitions else (order_col, id_col)
-            frame = frame.repartitionByRange(*by).sortWithinPartitions(order_col, id_col)
-        frames.append(_sign_frame(frame, src, id_col, text_col, plan.k, plan.n))
+        frames.append(_sign_frame(_ordered(frame, order_col, id_col, partitions), src, id_col,
+                                  text_col, plan.k, plan.n))
     signed = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out
 
 
+def _ordered(frame, order_col, id_col, partitions):
+    """``frame`` in ``order_col`` order (ties by id), or as it is without."""
+    if order_col is None:
+        return frame
+    by = (partitions, order_col, id_col) if partitions else (order_col, id_col)
+    return frame.repartitionByRange(*by).sortWithinPartitions(order_col, id_col)
+
+
 def scan_files(spark, inputs, against=(), id_field="id", text_field="text", threshold=0.75,
                k=5, n=128, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-               recall="probable"):
+               recall="probable", against_index=None):
     """:func:`scan` on JSONL / Parquet corpora read by :func:`read`: ids
     are the JSON text of the ids as the files wrote them (``"\\"a\\""``,
-    ``7``), exactly as ``neardup scan`` writes them."""
+    ``7``), exactly as ``neardup scan`` writes them. ``against_index`` is as
+    for :func:`scan`: then ``neardup index query INDEX INPUT...``."""
+    if against_index is not None:
+        if against:
+            raise ValueError("against and against_index: give one reference set, not both")
+        path = os.fspath(against_index)
+        _, plan = _index_plan(path)
+        signed = read(spark, inputs, (), id_field, text_field, plan.k, plan.n)
+        return _scan_index(spark, signed, path, partitions, block_size)
     plan = _neardup.ScanPlan(threshold, k, n, bands, rows, recall)
     signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n)
     out, _ = _run(spark, signed, plan, partitions, block_size)

@@ -2,7 +2,8 @@
 output files byte for byte.
 
     python -m neardup.spark INPUT... --pairs P --clusters C [--keep-list F]
-        [--drop-list F] [--against REF]... [--master URL] [--threshold T]
+        [--drop-list F] [--against REF]... [--against-index DIR] [--master URL]
+        [--threshold T]
         [-k K] [-n N]
 
 Exit status: 0 success, 2 any error (one line on stderr).
@@ -27,6 +28,10 @@ def parser():
     p.add_argument("--against", action="append", default=[], metavar="REF",
                    help="an existing corpus: only pairs with an INPUT document are reported, and "
                         "REF documents are never dropped (repeatable)")
+    p.add_argument("--against-index", metavar="DIR",
+                   help="a persistent index (neardup index create): the pairs and lists "
+                        "`neardup index query DIR INPUT...` writes; its K, N and threshold are "
+                        "used. DIR must be a path every executor can read")
     p.add_argument("--pairs", metavar="PATH", help="write the verified pairs (JSONL)")
     p.add_argument("--clusters", metavar="PATH", help="write the clusters (JSONL)")
     p.add_argument("--keep-list", metavar="PATH", help="write the ids to keep, one per line")
@@ -96,7 +101,8 @@ def main(argv=None):
                          text_field=args.text_field, threshold=args.threshold, k=args.k,
                          n=args.n, bands=args.bands, rows=args.rows, recall=args.recall,
                          partitions=args.partitions,
-                         block_size=args.block_size or BLOCK_SIZE)
+                         block_size=args.block_size or BLOCK_SIZE,
+                         against_index=args.against_index)
         lap = time.monotonic()
         out.write(pairs=args.pairs, clusters=args.clusters, keep_list=args.keep_list,
                   drop_list=args.drop_list)

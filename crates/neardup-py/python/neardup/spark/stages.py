@@ -263,16 +263,21 @@ def _rank(spark, df, key):
             .withColumn("rank", F.col("base") + F.col("pos")).drop("part", "pos", "base"))
 
 
-def _run(spark, signed, plan, partitions, block_size):
-    times, stats = {}, {}
-    lap = time.monotonic()
+def _clock():
+    """Stage times: ``stage(name)`` records the time since the last one."""
+    times, lap = {}, [time.monotonic()]
 
     def stage(name):
-        nonlocal lap
         now = time.monotonic()
-        times[name] = now - lap
-        lap = now
+        times[name] = now - lap[0]
+        lap[0] = now
 
+    return times, stage
+
+
+def _run(spark, signed, plan, partitions, block_size):
+    times, stage = _clock()
+    stats = {}
     docs, refs, total = _number(spark, signed, partitions)
     stats.update(documents=total, against=refs)
     stage("sign")
@@ -291,6 +296,14 @@ def _run(spark, signed, plan, partitions, block_size):
     pairs = _checkpoint(exact_pairs.union(near))
     exact_pairs.unpersist()
     near.unpersist()
+    return _finish(spark, docs, pairs, refs, plan, stats, times, stage), docs
+
+
+def _finish(spark, docs, pairs, refs, plan, stats, times, stage):
+    """The stages after the pairs (``a < b`` document numbers, each pair
+    once, checkpointed): clusters, keep and drop, receipts. ``docs`` holds
+    every document a pair names, numbered as the pairs are; the first
+    ``refs`` numbers are references, never dropped."""
     if stats["identical_pairs"] + stats["near_pairs"]:
         members, rounds = _components(pairs)
     else:
@@ -361,4 +374,4 @@ def _run(spark, signed, plan, partitions, block_size):
     out_pairs = _checkpoint(out_pairs)
     stats["pairs"] = stats["identical_pairs"] + stats["near_pairs"]
     stage("receipts")
-    return ScanFrames(out_pairs, clusters, keep, drop, stats, times), docs
+    return ScanFrames(out_pairs, clusters, keep, drop, stats, times)
