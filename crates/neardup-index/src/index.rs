@@ -1,6 +1,7 @@
 //! An open index, for reading: the manifest's segments, memory-mapped,
 //! asked as the core's [`References`].
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use neardup::scan::{self, Against, Plan, References};
@@ -168,6 +169,27 @@ impl Index {
         self.segments.iter().find_map(|s| s.find_id(id))
     }
 
+    /// Refuses an id the index holds already, or one given twice in `ids`
+    /// (ids as JSON text): what an add must not take, and a query should
+    /// not, as `scan --against` refuses it.
+    pub fn check_ids<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Result<()> {
+        let mut seen = HashSet::with_hasher(foldhash::fast::RandomState::default());
+        for id in ids {
+            if let Some(doc) = self.find_id(id) {
+                return Err(Error::Refused(format!(
+                    "duplicate id {id}: document {doc} of index '{}' has it already",
+                    self.dir.display()
+                )));
+            }
+            if !seen.insert(id) {
+                return Err(Error::Refused(format!(
+                    "duplicate id {id} among the new documents"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// New documents scanned against the index, numbered from
     /// `self.len()`: what `neardup scan NEW --against ALL` reports.
     pub fn query(&self, new: &[Fingerprint]) -> Result<Against> {
@@ -217,7 +239,7 @@ impl Index {
     pub fn verify(&self) -> Result<Vec<String>> {
         for (k, seg) in self.segments.iter().enumerate() {
             let earlier = &self.segments[..k];
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = HashSet::new();
             let is_first: Vec<bool> = seg
                 .docs()
                 .map(|d| {
@@ -229,7 +251,7 @@ impl Index {
                 })
                 .collect();
             seg.verify(&self.plan, &is_first)?;
-            let mut ids = std::collections::HashSet::new();
+            let mut ids = HashSet::new();
             for d in seg.docs() {
                 let id = seg.id(d);
                 if !ids.insert(id) || earlier.iter().any(|s| s.find_id(id).is_some()) {

@@ -97,25 +97,6 @@ impl Writer {
         &self.index
     }
 
-    /// Refuses an id the index holds already, or one given twice in `ids`.
-    pub fn check_ids<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Result<()> {
-        let mut seen = HashSet::with_hasher(RandomState::default());
-        for id in ids {
-            if let Some(doc) = self.index.find_id(id) {
-                return Err(Error::Refused(format!(
-                    "duplicate id {id}: document {doc} of index '{}' has it already",
-                    self.index.dir().display()
-                )));
-            }
-            if !seen.insert(id) {
-                return Err(Error::Refused(format!(
-                    "duplicate id {id} among the documents to add"
-                )));
-            }
-        }
-        Ok(())
-    }
-
     /// Adds `docs` (ids as JSON text, fingerprints made with the index's
     /// params) as one new segment, numbered from `self.index().len()`.
     /// Nothing changes unless all of it is written: the segment is written
@@ -148,7 +129,7 @@ impl Writer {
                 params.n()
             )));
         }
-        self.check_ids(docs.iter().map(|(id, _)| id.as_str()))?;
+        index.check_ids(docs.iter().map(|(id, _)| id.as_str()))?;
         let mut seen = HashSet::with_hasher(RandomState::default());
         let is_first: Vec<bool> = docs
             .iter()

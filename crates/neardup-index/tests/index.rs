@@ -227,7 +227,7 @@ fn documents_that_do_not_fit_are_refused_and_change_nothing() {
     let fp = corpus(1, 5).remove(0).1;
     let e = message(w.add(vec![("\"x\"".into(), fp.clone()), ("\"x\"".into(), fp)]));
     assert!(
-        e.contains("duplicate id \"x\" among the documents to add"),
+        e.contains("duplicate id \"x\" among the new documents"),
         "{e}"
     );
     assert_eq!(std::fs::read(path.join("MANIFEST")).unwrap(), before);

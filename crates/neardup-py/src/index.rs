@@ -170,19 +170,12 @@ impl Index {
             return Err(read_only(&self.path, call));
         }
         let ids_json = unique_ids(&ids, 0)?;
-        let path = self.path.clone();
         let found = self.step(py, call, move |open, abandoned| {
             let index = open.index();
             let r = index.len();
-            if let Some((id, doc)) = ids_json
-                .iter()
-                .find_map(|id| Some((id, index.find_id(id)?)))
-            {
-                return Err(PyValueError::new_err(format!(
-                    "duplicate id {id}: document {doc} of index '{}' has it already",
-                    path.display()
-                )));
-            }
+            index
+                .check_ids(ids_json.iter().map(String::as_str))
+                .map_err(index_to_py)?;
             let outcome = index.query(&fps).map_err(index_to_py)?.outcome;
             let refs = taking_part(&outcome, r);
             let ref_docs = refs
