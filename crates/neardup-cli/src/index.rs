@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::scan::{Against, Outcome, Pair, Plan};
+use neardup::scan::{Against, Outcome, Plan};
 use neardup::{Backend, Params};
 use neardup_corpus::text::display_name;
 use neardup_index::{Index, Writer};
@@ -131,7 +131,7 @@ fn add(args: &IndexAddArgs, backend: Backend, adding: bool) -> Result<()> {
     let start = Instant::now();
     check_ids(&index, &corpus)?;
     let against = index.query(&corpus.fps)?;
-    let (local, outcome) = local_view(&index, corpus, &against.outcome);
+    let (local, outcome) = local_view(&index, corpus, &against);
     sinks.write(&local, &outcome, &scan)?;
     if !scan.batch.quiet {
         summary("query", &index, Some(&against), None, start);
@@ -185,7 +185,7 @@ fn commit(
                     dropped[(d - index.len()) as usize] = true;
                 }
             }
-            let (local, outcome) = local_view(index, corpus, &against.outcome);
+            let (local, outcome) = local_view(index, corpus, against);
             sinks.write(&local, &outcome, scan)?;
             let refs = local.refs as usize;
             let new = local.docs.into_iter().zip(local.fps).skip(refs);
@@ -305,26 +305,11 @@ fn scan_args(inputs: &[std::path::PathBuf], docs: &IndexDocArgs, plan: &Plan) ->
 }
 
 /// `corpus` (the new documents, numbered from 0) with the index documents
-/// that take part in a pair put before it, and `outcome` (numbered as the
-/// index numbers, new documents from `index.len()`) renumbered to match:
-/// what `scan`'s writers take. The renumbering keeps the documents'
-/// order, so every output's order and every keeper stay those of the
-/// whole scan.
-fn local_view(index: &Index, mut corpus: Corpus, outcome: &Outcome) -> (Corpus, Outcome) {
-    let r = index.len();
-    let mut refs: Vec<u32> = outcome
-        .pairs
-        .iter()
-        .flat_map(|p| [p.a, p.b])
-        .filter(|&d| d < r)
-        .collect();
-    refs.sort_unstable();
-    refs.dedup();
-    let local_refs = refs.len() as u32;
-    let local = |d: u32| match d.checked_sub(r) {
-        Some(i) => local_refs + i,
-        None => refs.partition_point(|&x| x < d) as u32,
-    };
+/// that take part in a pair put before it, and the outcome numbered to
+/// match ([`Against::local`]): what `scan`'s writers take.
+fn local_view(index: &Index, mut corpus: Corpus, against: &Against) -> (Corpus, Outcome) {
+    let (refs, outcome) = against.local(index.len());
+    let n = refs.len() as u32;
     let docs = refs.iter().map(|&d| Doc {
         id: index.id(d).to_owned(),
         input: u32::MAX,
@@ -334,23 +319,10 @@ fn local_view(index: &Index, mut corpus: Corpus, outcome: &Outcome) -> (Corpus, 
     corpus
         .fps
         .splice(0..0, refs.iter().map(|&d| index.fingerprint(d)));
-    corpus.refs = local_refs;
+    corpus.refs = n;
     for input in &mut corpus.inputs {
-        input.first += local_refs;
+        input.first += n;
     }
-    let outcome = Outcome {
-        pairs: outcome
-            .pairs
-            .iter()
-            .map(|p| Pair::new(local(p.a), local(p.b), p.matches))
-            .collect(),
-        clusters: outcome
-            .clusters
-            .iter()
-            .map(|g| g.iter().map(|&d| local(d)).collect())
-            .collect(),
-        dropped: outcome.dropped.iter().map(|&d| local(d)).collect(),
-    };
     (corpus, outcome)
 }
 

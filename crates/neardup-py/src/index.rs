@@ -176,8 +176,9 @@ impl Index {
             index
                 .check_ids(ids_json.iter().map(String::as_str))
                 .map_err(index_to_py)?;
-            let outcome = index.query(&fps).map_err(index_to_py)?.outcome;
-            let refs = taking_part(&outcome, r);
+            let against = index.query(&fps).map_err(index_to_py)?;
+            let (refs, local) = against.local(r);
+            let outcome = against.outcome;
             let ref_docs = refs
                 .iter()
                 .map(|&d| (index.id(d).to_owned(), index.fingerprint(d)))
@@ -203,7 +204,7 @@ impl Index {
                 writer.add(docs).map_err(index_to_py)?;
             }
             Ok(Found {
-                outcome: renumbered(outcome, r, &refs),
+                outcome: local,
                 refs: ref_docs,
                 new: ids_json.into_iter().zip(fps).collect(),
             })
@@ -674,41 +675,4 @@ fn read_only(path: &std::path::Path, call: &str) -> PyErr {
 /// `0, 1, …`: the ids of documents given without.
 fn positions(py: Python<'_>, len: usize) -> Vec<Bound<'_, PyAny>> {
     (0..len).map(|i| PyInt::new(py, i).into_any()).collect()
-}
-
-/// The index documents (`< r`) that take part in a pair, ascending.
-fn taking_part(outcome: &Outcome, r: u32) -> Vec<u32> {
-    let mut refs: Vec<u32> = outcome
-        .pairs
-        .iter()
-        .flat_map(|p| [p.a, p.b])
-        .filter(|&d| d < r)
-        .collect();
-    refs.sort_unstable();
-    refs.dedup();
-    refs
-}
-
-/// `outcome` (index documents `0..r`, new ones `r..`) numbered over
-/// `refs` (the index documents that take part, ascending) followed by the
-/// new documents: the same order, so the same lines.
-fn renumbered(outcome: Outcome, r: u32, refs: &[u32]) -> Outcome {
-    let local_refs = refs.len() as u32;
-    let to = |d: u32| match d.checked_sub(r) {
-        Some(i) => local_refs + i,
-        None => refs.partition_point(|&x| x < d) as u32,
-    };
-    Outcome {
-        pairs: outcome
-            .pairs
-            .iter()
-            .map(|p| Pair::new(to(p.a), to(p.b), p.matches))
-            .collect(),
-        clusters: outcome
-            .clusters
-            .iter()
-            .map(|g| g.iter().map(|&d| to(d)).collect())
-            .collect(),
-        dropped: outcome.dropped.iter().map(|&d| to(d)).collect(),
-    }
 }

@@ -193,44 +193,74 @@ fn among_new(
     counted
 }
 
+impl Against {
+    /// The outcome numbered as a scan over only the references that take
+    /// part in a pair would number it: those references (returned, by
+    /// their numbers here, ascending) from 0, the new documents after
+    /// them. The order of documents is kept, so every output line an
+    /// adapter writes from it, and every keeper, is the same; the
+    /// references need not all be in memory to write them.
+    pub fn local(&self, r: u32) -> (Vec<u32>, Outcome) {
+        let refs = taking_part(&self.outcome.pairs, r);
+        let outcome = renumber(&self.outcome, |d| local(d, r, &refs));
+        (refs, outcome)
+    }
+}
+
+/// The references (documents `< r`) that take part in `pairs`, ascending.
+fn taking_part(pairs: &[Pair], r: u32) -> Vec<u32> {
+    let mut refs: Vec<u32> = pairs
+        .iter()
+        .flat_map(|p| [p.a, p.b])
+        .filter(|&d| d < r)
+        .collect();
+    refs.sort_unstable();
+    refs.dedup();
+    refs
+}
+
+/// Document `d` (references `0..r`, new documents `r..`) numbered over
+/// `refs` followed by the new documents.
+fn local(d: u32, r: u32, refs: &[u32]) -> u32 {
+    match d.checked_sub(r) {
+        Some(i) => refs.len() as u32 + i,
+        None => refs.partition_point(|&x| x < d) as u32,
+    }
+}
+
+/// `outcome` with every document number mapped by `to`, which must keep
+/// their order.
+fn renumber(outcome: &Outcome, to: impl Fn(u32) -> u32) -> Outcome {
+    Outcome {
+        pairs: outcome
+            .pairs
+            .iter()
+            .map(|p| Pair::new(to(p.a), to(p.b), p.matches))
+            .collect(),
+        clusters: outcome
+            .clusters
+            .iter()
+            .map(|g| g.iter().map(|&d| to(d)).collect())
+            .collect(),
+        dropped: outcome.dropped.iter().map(|&d| to(d)).collect(),
+    }
+}
+
 /// [`Outcome::new`] over `r` references and `m` new documents, without a
 /// union-find over all `r + m`: the references that take part in a pair
 /// are numbered `0..` in their order, the new documents after them, and
 /// the outcome is numbered back. Keepers, cluster order and drops depend
 /// only on the documents' order, which this keeps.
 pub fn outcome(r: u32, m: u32, pairs: Vec<Pair>) -> Result<Outcome, Error> {
-    let mut seen: Vec<u32> = pairs
+    let refs = taking_part(&pairs, r);
+    let n = refs.len() as u32;
+    let pairs = pairs
         .iter()
-        .flat_map(|p| [p.a, p.b])
-        .filter(|&d| d < r)
+        .map(|p| Pair::new(local(p.a, r, &refs), local(p.b, r, &refs), p.matches))
         .collect();
-    seen.sort_unstable();
-    seen.dedup();
-    let local_refs = seen.len() as u32;
-    let to_local = |d: u32| match d.checked_sub(r) {
-        Some(i) => local_refs + i,
-        None => seen.partition_point(|&x| x < d) as u32,
-    };
-    let to_global = |d: u32| match d.checked_sub(local_refs) {
+    let out = Outcome::new((n + m) as usize, n, pairs)?;
+    Ok(renumber(&out, |d| match d.checked_sub(n) {
         Some(i) => r + i,
-        None => seen[d as usize],
-    };
-    let local: Vec<Pair> = pairs
-        .iter()
-        .map(|p| Pair::new(to_local(p.a), to_local(p.b), p.matches))
-        .collect();
-    let out = Outcome::new((local_refs + m) as usize, local_refs, local)?;
-    Ok(Outcome {
-        pairs: out
-            .pairs
-            .iter()
-            .map(|p| Pair::new(to_global(p.a), to_global(p.b), p.matches))
-            .collect(),
-        clusters: out
-            .clusters
-            .iter()
-            .map(|g| g.iter().map(|&d| to_global(d)).collect())
-            .collect(),
-        dropped: out.dropped.iter().map(|&d| to_global(d)).collect(),
-    })
+        None => refs[d as usize],
+    }))
 }
