@@ -91,6 +91,17 @@ def main():
         out["query_signatures_ms"] = ms(timed(idx.query_signatures, forms[label]))
     out["rss_before_open"] = rss_before
     out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # What the resident memory is made of: the index's pages are mapped
+    # from the page cache (RssFile: clean, shared, dropped by the kernel
+    # when it needs them); RssAnon is the process's own.
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("RssAnon", "RssFile"):
+                    out[key.lower()] = int(value.split()[0]) * 1024
+    except OSError:
+        pass
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
 
