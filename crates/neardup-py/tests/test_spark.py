@@ -318,7 +318,7 @@ def test_scan_against_an_index_equals_index_query(spark, index, tmp_path, partit
     rows = [(o, i, t) for o, (i, t) in enumerate(index["new"])][::-1]
     df = spark.createDataFrame(rows, "order long, id string, text string").repartition(4)
     out = ns.scan(df, order_col="order", against_index=str(index["path"]),
-                  partitions=partitions, block_size=block, threshold=0.9)  # the index's is used
+                  partitions=partitions, block_size=block, threshold="0.60")  # the index's
     got = spark_files(out, tmp_path)
     assert got["pairs"] == want.pairs_jsonl()
     assert got["clusters"] == want.clusters_jsonl()
@@ -334,6 +334,24 @@ def test_scan_against_an_index_refuses_an_id_it_holds(spark, index):
         ns.scan(df, against_index=str(index["path"])).write(pairs=os.devnull)
     with pytest.raises(FileNotFoundError, match="no such index"):
         ns.scan(df, against_index=str(index["dir"] / "nowhere"))
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"threshold": 0.9}, "threshold='0.6', not threshold='0.9'"),
+    ({"k": 7}, "k=5, not k=7"),
+    ({"n": 64}, "n=128, not n=64"),
+    ({"recall": "exact"}, "recall='probable', not recall='exact'"),
+    ({"bands": 4, "rows": 32}, "bands=.*, not bands=4"),
+])
+def test_scan_against_an_index_refuses_other_settings(spark, index, given, said):
+    """An index answers with its own settings: one given that differs is
+    refused before any work, naming the index, as `neardup index query`
+    refuses `-k 7`."""
+    df = spark.createDataFrame([("new", "some text")], "id string, text string")
+    with pytest.raises(ValueError, match="index '%s' was built with %s" % (index["path"], said)):
+        ns.scan(df, against_index=str(index["path"]), **given)
+    with pytest.raises(ValueError, match="was built with %s" % said):
+        ns.scan_files(spark, [str(index["dir"])], against_index=str(index["path"]), **given)
 
 
 def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):

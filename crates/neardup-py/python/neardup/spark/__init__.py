@@ -66,9 +66,9 @@ __all__ = ["BLOCK_SIZE", "ScanFrames", "read", "scan", "scan_files", "session"]
 BLOCK_SIZE = 2048
 
 
-def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=None,
+def scan(df, id_col="id", text_col="text", threshold=None, k=None, n=None, against=None,
          order_col=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-         recall="probable", against_index=None):
+         recall=None, against_index=None):
     """Every near-duplicate pair of the documents of ``df`` (columns
     ``id_col``, unique strings or integers, and ``text_col``), as ``neardup
     scan`` reports them for the same documents in the same order: the
@@ -83,14 +83,18 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
     reported, and none of its documents is dropped. ``partitions`` is the
     number of partitions of the shuffled stages (default: Spark's
     ``spark.sql.shuffle.partitions``, which adaptive execution may
-    coalesce). ``recall="exact"`` chooses pigeonhole bands that miss no
-    pair (``neardup scan --recall exact``). Returns a :class:`ScanFrames`.
+    coalesce). ``threshold``, ``k`` and ``n`` default to ``0.75``, ``5`` and
+    ``128``. ``recall="exact"`` chooses pigeonhole bands that miss no pair
+    (``neardup scan --recall exact``; the default is ``"probable"``).
+    Returns a :class:`ScanFrames`.
 
     ``against_index`` is instead a persistent index (``neardup.Index``,
     ``neardup index``): the result is what ``neardup.Index.open(PATH).query``
-    gives for the same documents, the index's own ``K``, ``N``, threshold
-    and banding used (``threshold``, ``k``, ``n``, ``bands``, ``rows`` and
-    ``recall`` are then ignored). Each executor task opens the index
+    gives for the same documents, with the index's own ``K``, ``N``,
+    threshold and banding. Any of ``threshold``, ``k``, ``n``, ``bands``,
+    ``rows`` and ``recall`` given must then be the index's (a
+    ``ValueError`` otherwise, as ``neardup index query`` refuses other
+    options). Each executor task opens the index
     read-only (and the driver reads its settings), so ``PATH`` must be a
     directory the driver and every executor see (any local path in
     ``local`` and ``local-cluster`` mode; a shared file system on a
@@ -100,11 +104,11 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
         if against is not None:
             raise ValueError("against and against_index: give one reference set, not both")
         path = os.fspath(against_index)
-        _, plan = _index_plan(path)
+        length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall))
         signed = _sign_frame(_ordered(df, order_col, id_col, partitions), 1, id_col, text_col,
                              plan.k, plan.n)
-        return _scan_index(spark, signed, path, partitions, block_size)
-    plan = _neardup.ScanPlan(threshold, k, n, bands, rows, recall)
+        return _scan_index(spark, signed, path, length, plan, partitions, block_size)
+    plan = _scan_plan(threshold, k, n, bands, rows, recall)
     frames = []
     for src, frame in ((0, against), (1, df)):
         if frame is None:
@@ -116,6 +120,20 @@ def scan(df, id_col="id", text_col="text", threshold=0.75, k=5, n=128, against=N
     return out
 
 
+def _settings(threshold, k, n, bands, rows, recall):
+    """The settings a caller gave (None where not), by name."""
+    return {"threshold": threshold, "k": k, "n": n, "bands": bands, "rows": rows,
+            "recall": recall}
+
+
+def _scan_plan(threshold, k, n, bands, rows, recall):
+    """The plan of a scan, with ``neardup scan``'s defaults for the settings
+    not given."""
+    return _neardup.ScanPlan(0.75 if threshold is None else threshold, 5 if k is None else k,
+                             128 if n is None else n, bands, rows,
+                             "probable" if recall is None else recall)
+
+
 def _ordered(frame, order_col, id_col, partitions):
     """``frame`` in ``order_col`` order (ties by id), or as it is without."""
     if order_col is None:
@@ -124,9 +142,9 @@ def _ordered(frame, order_col, id_col, partitions):
     return frame.repartitionByRange(*by).sortWithinPartitions(order_col, id_col)
 
 
-def scan_files(spark, inputs, against=(), id_field="id", text_field="text", threshold=0.75,
-               k=5, n=128, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-               recall="probable", against_index=None):
+def scan_files(spark, inputs, against=(), id_field="id", text_field="text", threshold=None,
+               k=None, n=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
+               recall=None, against_index=None):
     """:func:`scan` on JSONL / Parquet corpora read by :func:`read`: ids
     are the JSON text of the ids as the files wrote them (``"\\"a\\""``,
     ``7``), exactly as ``neardup scan`` writes them. ``against_index`` is as
@@ -135,10 +153,10 @@ def scan_files(spark, inputs, against=(), id_field="id", text_field="text", thre
         if against:
             raise ValueError("against and against_index: give one reference set, not both")
         path = os.fspath(against_index)
-        _, plan = _index_plan(path)
+        length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall))
         signed = read(spark, inputs, (), id_field, text_field, plan.k, plan.n)
-        return _scan_index(spark, signed, path, partitions, block_size)
-    plan = _neardup.ScanPlan(threshold, k, n, bands, rows, recall)
+        return _scan_index(spark, signed, path, length, plan, partitions, block_size)
+    plan = _scan_plan(threshold, k, n, bands, rows, recall)
     signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n)
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out

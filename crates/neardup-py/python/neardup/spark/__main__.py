@@ -30,21 +30,23 @@ def parser():
                         "REF documents are never dropped (repeatable)")
     p.add_argument("--against-index", metavar="DIR",
                    help="a persistent index (neardup index create): the pairs and lists "
-                        "`neardup index query DIR INPUT...` writes; its K, N and threshold are "
-                        "used. DIR must be a path every executor can read")
+                        "`neardup index query DIR INPUT...` writes, with its own K, N, threshold "
+                        "and banding (options that differ are refused). DIR must be a path "
+                        "every executor can read")
     p.add_argument("--pairs", metavar="PATH", help="write the verified pairs (JSONL)")
     p.add_argument("--clusters", metavar="PATH", help="write the clusters (JSONL)")
     p.add_argument("--keep-list", metavar="PATH", help="write the ids to keep, one per line")
     p.add_argument("--drop-list", metavar="PATH", help="write the ids to drop, one per line")
-    p.add_argument("--threshold", default="0.75", metavar="T",
+    p.add_argument("--threshold", metavar="T",
                    help="report pairs whose signatures agree on at least this fraction of slots "
                         "(0 < T <= 1, up to 4 decimals; default 0.75)")
-    p.add_argument("-k", type=int, default=5, help="shingle size in words (default 5)")
-    p.add_argument("-n", type=int, default=128, help="permutations (default 128)")
+    p.add_argument("-k", type=int, help="shingle size in words (default 5)")
+    p.add_argument("-n", type=int, help="permutations (default 128)")
     p.add_argument("--bands", type=int, help="LSH bands (with --rows)")
     p.add_argument("--rows", type=int, help="LSH rows per band (with --bands)")
-    p.add_argument("--recall", choices=("probable", "exact"), default="probable",
-                   help="exact: pigeonhole bands that miss no pair (as neardup scan --recall)")
+    p.add_argument("--recall", choices=("probable", "exact"),
+                   help="exact: pigeonhole bands that miss no pair (as neardup scan --recall; "
+                        "default probable)")
     p.add_argument("--id-field", default="id", metavar="NAME")
     p.add_argument("--text-field", default="text", metavar="NAME")
     p.add_argument("--master", default=None, metavar="URL",

@@ -39,14 +39,30 @@ _PAIRS = T.StructType([T.StructField("a", T.LongType()), T.StructField("b", T.Lo
                        T.StructField("matches", T.IntegerType())])
 
 
-def _plan(path):
+def _plan(path, given):
     """The index's length and its plan (its own ``K``, ``N``, threshold and
-    banding), read on the driver."""
+    banding), read on the driver. ``given`` holds the scan's own settings,
+    None where the caller gave none: each one given must be the index's, as
+    ``neardup index query`` checks its options (an index answers with its
+    own settings)."""
     with _neardup.Index.open(path) as index:
         info = index.info()
         plan = _neardup.ScanPlan(info["threshold"], info["k"], info["n"], info["bands"],
                                  info["rows"])
-        return len(index), plan
+        length = len(index)
+    own = {"k": plan.k, "n": plan.n, "bands": plan.bands, "rows": plan.rows,
+           "recall": info["recall"], "threshold": plan.threshold}
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name == "threshold":
+            # Compared as the core writes it: 0.6, "0.6" and "0.60" agree.
+            value = _neardup.ScanPlan(value, plan.k, plan.n).threshold
+        if value != own[name]:
+            raise ValueError("index '%s' was built with %s=%r, not %s=%r (an index answers "
+                             "with its own settings; drop the argument or create another "
+                             "index)" % (path, name, own[name], name, value))
+    return length, plan
 
 
 def _open(path, length):
@@ -61,12 +77,13 @@ def _open(path, length):
     return index
 
 
-def _run(spark, signed, path, partitions, block_size):
-    """The scan of the signed documents against the index in ``path``:
-    returns a ``ScanFrames``. The documents must be signed with the
-    index's ``K`` and ``N`` (:func:`_plan`)."""
+def _run(spark, signed, path, length, plan, partitions, block_size):
+    """The scan of the signed documents against the index in ``path``, of
+    ``length`` documents and this ``plan`` (:func:`_plan`): returns a
+    ``ScanFrames``. The documents must be signed with the plan's ``K`` and
+    ``N``."""
     times, stage = _clock()
-    r, plan = _plan(path)
+    r = length
     n = plan.n
     docs, _, m = _number(spark, signed, partitions)
     stats = {"documents": r + m, "against": r}
