@@ -243,7 +243,7 @@ impl Index {
             let is_first: Vec<bool> = seg
                 .docs()
                 .map(|d| {
-                    let digest = seg.fingerprint(d, self.params()).normalized_sha256;
+                    let digest = seg.digest(d);
                     earlier
                         .iter()
                         .all(|s| s.first_with_digest(&digest).is_none())

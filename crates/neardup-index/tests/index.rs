@@ -107,6 +107,39 @@ fn every_add_answers_as_the_whole_scan_against_what_came_before() {
     }
 }
 
+/// A query reads a bucket's documents 256 at a time: a bucket of 600
+/// (texts of one repeated word, all one shingle, so one signature, but
+/// distinct texts) gives every one of them, in a segment of its own and
+/// after a compaction.
+#[test]
+fn a_bucket_of_more_than_256_documents_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx");
+    let plan = plan(false);
+    let params = plan.params();
+    let docs: Vec<(String, Fingerprint)> = (3..603)
+        .map(|len| {
+            (
+                format!("{len}"),
+                Fingerprint::of(&vec!["w"; len].join(" "), params),
+            )
+        })
+        .collect();
+    let mut w = Writer::create(&path, &plan).unwrap();
+    w.add(docs[..10].to_vec()).unwrap();
+    w.add(docs[10..].to_vec()).unwrap();
+    let probe = vec![Fingerprint::of(&vec!["w"; 1000].join(" "), params)];
+    let all: Vec<Fingerprint> = fps(&docs).into_iter().chain(probe.clone()).collect();
+    let whole = scan::run(&all, 600, &plan).unwrap();
+    assert_eq!(whole.pairs.len(), 600);
+    assert_eq!(w.index().query(&probe).unwrap().outcome, whole);
+    w.compact().unwrap();
+    assert_eq!(
+        Index::open(&path).unwrap().query(&probe).unwrap().outcome,
+        whole
+    );
+}
+
 fn built(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("idx");
     let docs = corpus(60, 3);
