@@ -648,7 +648,12 @@ impl Segment {
         let lo = (u32_at(starts, band as usize) as usize).min(records);
         let hi = (u32_at(starts, band as usize + 1) as usize).clamp(lo, records);
         let start = lo + partition_point(hi - lo, |i| u32_at(keys, lo + i) < key);
-        let end = start + partition_point(hi - start, |i| u32_at(keys, start + i) <= key);
+        // A bucket's records are few and follow each other: a second
+        // binary search would touch pages of the whole band.
+        let mut end = start;
+        while end < hi && u32_at(keys, end) == key {
+            end += 1;
+        }
         let mut buf = [0u8; 4 * 256];
         for at in (start..end).step_by(256) {
             let docs = &mut buf[..4 * (end - at).min(256)];
