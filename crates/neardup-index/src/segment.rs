@@ -33,7 +33,7 @@
 //! So a reader that took its signatures from the mapping would map 64 KiB
 //! per candidate. Read with `pread`, those bytes come from the same page
 //! cache and do not count: after 2,000 queries of a 1M-document index the
-//! mapped pages went from 359 MB to 184 MB (`bench/index-bench`).
+//! mapped pages went from 359 MB to 198 MB (`bench/index-bench`).
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
