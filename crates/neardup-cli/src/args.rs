@@ -125,18 +125,8 @@ pub struct IndexCreateArgs {
     /// Documents to start with: the inputs `scan` takes.
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// The similarity pairs must reach (as `scan --threshold`).
-    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
-    pub threshold: Threshold,
-    /// `probable` or `exact` (as `scan --recall`).
-    #[arg(long, value_name = "RECALL", default_value = "probable", value_parser = ["probable", "exact"], conflicts_with = "bands")]
-    pub recall: String,
-    /// LSH bands (with --rows); by default chosen by --recall.
-    #[arg(long, value_name = "B", requires = "rows")]
-    pub bands: Option<usize>,
-    /// LSH rows per band (with --bands).
-    #[arg(long, value_name = "R", requires = "bands")]
-    pub rows: Option<usize>,
+    #[command(flatten)]
+    pub plan: PlanArgs,
     #[command(flatten)]
     pub params: ParamArgs,
     #[command(flatten)]
@@ -377,22 +367,8 @@ pub struct ScanArgs {
     /// reported, and REF documents are never dropped. Repeatable.
     #[arg(long, value_name = "REF")]
     pub against: Vec<PathBuf>,
-    /// Report pairs whose signatures agree on at least this fraction of
-    /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
-    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
-    pub threshold: Threshold,
-    /// Which pairs the candidate search may miss: `probable` (bands chosen
-    /// so that a pair at the threshold is missed with probability <= 1%) or
-    /// `exact` (pigeonhole bands: the same pairs as comparing every pair,
-    /// proven, at the cost of more candidates to check).
-    #[arg(long, value_name = "RECALL", default_value = "probable", value_parser = ["probable", "exact"], conflicts_with = "bands")]
-    pub recall: String,
-    /// LSH bands (with --rows); by default chosen by --recall.
-    #[arg(long, value_name = "B", requires = "rows")]
-    pub bands: Option<usize>,
-    /// LSH rows (slots) per band (with --bands).
-    #[arg(long, value_name = "R", requires = "bands")]
-    pub rows: Option<usize>,
+    #[command(flatten)]
+    pub plan: PlanArgs,
     /// Memory budget; beyond it band records spill to sorted runs in the
     /// temp dir (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
@@ -441,6 +417,27 @@ pub struct ScanArgs {
     pub batch: BatchArgs,
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+/// The threshold and banding of a scan, or of an index for its life.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Report pairs whose signatures agree on at least this fraction of
+    /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
+    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
+    pub threshold: Threshold,
+    /// Which pairs the candidate search may miss: `probable` (bands chosen
+    /// so that a pair at the threshold is missed with probability <= 1%) or
+    /// `exact` (pigeonhole bands: the same pairs as comparing every pair,
+    /// proven, at the cost of more candidates to check).
+    #[arg(long, value_name = "RECALL", default_value = "probable", value_parser = ["probable", "exact"], conflicts_with = "bands")]
+    pub recall: String,
+    /// LSH bands (with --rows); by default chosen by --recall.
+    #[arg(long, value_name = "B", requires = "rows")]
+    pub bands: Option<usize>,
+    /// LSH rows (slots) per band (with --bands).
+    #[arg(long, value_name = "R", requires = "bands")]
+    pub rows: Option<usize>,
 }
 
 /// Parses a threshold like `0.75` exactly, into basis points: no float

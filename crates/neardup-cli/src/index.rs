@@ -19,7 +19,7 @@ use neardup::{Backend, Params};
 use neardup_corpus::text::display_name;
 use neardup_index::{Index, Writer};
 
-use crate::args::{IndexAddArgs, IndexCommand, IndexCreateArgs, IndexDocArgs, ScanArgs};
+use crate::args::{IndexAddArgs, IndexCommand, IndexCreateArgs, IndexDocArgs, PlanArgs, ScanArgs};
 use crate::scan::corpus::{Corpus, Doc};
 use crate::scan::outputs::Sinks;
 
@@ -80,8 +80,7 @@ pub fn run(command: &IndexCommand, backend: Backend) -> Result<()> {
 /// removes the directory it made.
 fn create(args: &IndexCreateArgs, backend: Backend) -> Result<()> {
     let params = Params::new(args.params.k, args.params.n)?;
-    let banding = args.bands.zip(args.rows);
-    let plan = crate::scan::plan(params, args.threshold, &args.recall, banding)?;
+    let plan = crate::scan::plan(params, &args.plan)?;
     let existed = args.index.exists();
     let mut made = false;
     let mut run = || -> Result<()> {
@@ -276,10 +275,12 @@ fn scan_args(inputs: &[std::path::PathBuf], docs: &IndexDocArgs, plan: &Plan) ->
     ScanArgs {
         inputs: inputs.to_vec(),
         against: Vec::new(),
-        threshold: plan.threshold(),
-        recall: "probable".into(),
-        bands: Some(banding.bands()),
-        rows: Some(banding.rows()),
+        plan: PlanArgs {
+            threshold: plan.threshold(),
+            recall: "probable".into(),
+            bands: Some(banding.bands()),
+            rows: Some(banding.rows()),
+        },
         memory: 2 << 30,
         temp_dir: None,
         pairs: docs.pairs.clone(),

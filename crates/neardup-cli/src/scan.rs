@@ -30,10 +30,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use neardup::scan::{self, Outcome, Plan};
-use neardup::{Backend, Params, Threshold};
+use neardup::{Backend, Params};
 
 use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
 
+use crate::args::PlanArgs;
 pub use crate::args::ScanArgs;
 
 /// Paths to remove if the user presses Ctrl-C: the named temporaries of
@@ -58,20 +59,16 @@ pub(crate) fn remove_on_interrupt(path: PathBuf) {
 
 /// The plan `--threshold`, `--recall` and `--bands`/`--rows` ask for
 /// (`scan`'s and `index create`'s options).
-pub(crate) fn plan(
-    params: Params,
-    threshold: Threshold,
-    recall: &str,
-    banding: Option<(usize, usize)>,
-) -> Result<Plan> {
-    Ok(match banding {
+pub(crate) fn plan(params: Params, args: &PlanArgs) -> Result<Plan> {
+    let threshold = args.threshold;
+    Ok(match args.bands.zip(args.rows) {
         Some((b, r)) => Plan::with_banding(params, threshold, b, r).map_err(|_| {
             anyhow!(
                 "--bands {b} × --rows {r} must be at least 1 each and use at most n = {} slots",
                 params.n()
             )
         })?,
-        None if recall == "exact" => Plan::exact(params, threshold),
+        None if args.recall == "exact" => Plan::exact(params, threshold),
         None => Plan::new(params, threshold),
     })
 }
@@ -84,12 +81,7 @@ fn all_inputs_again(args: &ScanArgs) -> impl Iterator<Item = &std::path::Path> {
 pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
     let params = Params::new(args.params.k, args.params.n)?;
-    let plan = plan(
-        params,
-        args.threshold,
-        &args.recall,
-        args.bands.zip(args.rows),
-    )?;
+    let plan = plan(params, &args.plan)?;
     let banding = plan.banding();
     let all_inputs = args.against.iter().chain(&args.inputs);
     at_most_one_stdin(all_inputs.map(|p| p.as_path()))?;
@@ -222,7 +214,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
                 banding.rows(),
                 banding.bands() * banding.rows(),
                 params.n(),
-                args.threshold,
+                args.plan.threshold,
             );
             eprintln!(
                 "  identical groups: {} ({} documents)",

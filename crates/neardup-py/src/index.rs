@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use neardup::scan::against::with_references;
-use neardup::scan::{Outcome, Pair, References};
+use neardup::scan::{Outcome, References};
 use neardup::{Digest, Fingerprint, Params};
 use neardup_index::{Index as Store, Writer};
 use numpy::ndarray::Array2;
@@ -29,7 +29,7 @@ use crate::batch::{sign_all, SignatureBatch};
 use crate::error::{index_to_py, to_py};
 use crate::interrupt::{detached, guard, numpy_api};
 use crate::params::Int;
-use crate::partition::{optional_rows, rows_of, NO_MATCHES};
+use crate::partition::{optional_rows, pair_arrays, rows_of, U32s, NO_MATCHES};
 use crate::scan::{id_list, plan, receipts, unique_ids, Docs, ScanResult, ThresholdArg};
 use crate::workers::Workers;
 
@@ -154,7 +154,8 @@ impl Index {
 
     /// Scans the new documents against the index and, when `adding`, adds
     /// them (only the ones not dropped when `only_new`): the result of
-    /// `neardup.scan(new, against=index)`.
+    /// `neardup.scan(new, against=index)`. An `adding` caller has refused
+    /// a read-only index already, before signing anything.
     #[allow(clippy::too_many_arguments)]
     fn scan<'py>(
         &self,
@@ -166,9 +167,6 @@ impl Index {
         only_new: bool,
         workers: &Workers,
     ) -> PyResult<ScanResult> {
-        if adding && !self.writable {
-            return Err(read_only(&self.path, call));
-        }
         let ids_json = unique_ids(&ids, 0)?;
         let found = self.step(py, call, move |open, abandoned| {
             let index = open.index();
@@ -185,7 +183,7 @@ impl Index {
                 .collect();
             if adding {
                 let Open::Writer(writer) = open else {
-                    unreachable!("checked writable");
+                    unreachable!("add and add_signatures check writable");
                 };
                 let keep =
                     |i: usize| !only_new || outcome.dropped.binary_search(&(r + i as u32)).is_err();
@@ -559,17 +557,12 @@ impl Index {
     /// For `neardup.spark`: the pairs each row (a new representative, its
     /// number in the scan, `len(index)` and up, and its signature) forms
     /// with the index's documents, as `(a, b, matches)` arrays.
-    #[allow(clippy::type_complexity)]
     fn _with_references<'py>(
         &self,
         py: Python<'py>,
         docs: PyReadonlyArray1<'py, u32>,
         signatures: PyReadonlyArray2<'py, u32>,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<u32>>,
-        Bound<'py, PyArray1<u32>>,
-        Bound<'py, PyArray1<i64>>,
-    )> {
+    ) -> PyResult<(U32s<'py>, U32s<'py>, I64s<'py>)> {
         guard("Index._with_references", || {
             numpy_api(py, "Index._with_references")?;
             let docs = docs.as_slice()?.to_vec();
@@ -583,12 +576,7 @@ impl Index {
                 }
                 Ok(pairs)
             })?;
-            let col = |f: fn(&Pair) -> u32| PyArray1::from_vec(py, pairs.iter().map(f).collect());
-            let m = pairs
-                .iter()
-                .map(|p| p.matches.map_or(NO_MATCHES, i64::from))
-                .collect();
-            Ok((col(|p| p.a), col(|p| p.b), PyArray1::from_vec(py, m)))
+            Ok(pair_arrays(py, &pairs))
         })
     }
 

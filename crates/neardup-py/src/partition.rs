@@ -11,7 +11,7 @@
 //! brings the rows together; what is reported is decided here, by the
 //! core, so that a partitioned scan writes the bytes `neardup scan` writes.
 
-use neardup::scan::{candidates, candidates_between, lines, Exact, Plan};
+use neardup::scan::{candidates, candidates_between, lines, Exact, Pair, Plan};
 use neardup::{Digest, Fingerprint, Params, Receipt, Signature};
 use numpy::ndarray::ArrayView2;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
@@ -33,7 +33,7 @@ pub const NO_MATCHES: i64 = -1;
 #[pyclass(module = "neardup", frozen)]
 pub struct ScanPlan(Plan);
 
-type U32s<'py> = Bound<'py, PyArray1<u32>>;
+pub type U32s<'py> = Bound<'py, PyArray1<u32>>;
 
 #[pymethods]
 impl ScanPlan {
@@ -279,20 +279,8 @@ impl ScanPlan {
                 exact.add_group(group, refs, |a, b| Some(sig(a)?.matches(sig(b)?)));
                 start = end;
             }
-            let a = exact.pairs.iter().map(|p| p.a).collect();
-            let b = exact.pairs.iter().map(|p| p.b).collect();
-            let m = exact
-                .pairs
-                .iter()
-                .map(|p| p.matches.map_or(NO_MATCHES, i64::from))
-                .collect();
-            Ok((
-                PyArray1::from_vec(py, a),
-                PyArray1::from_vec(py, b),
-                PyArray1::from_vec(py, m),
-                exact.groups,
-                exact.grouped_docs,
-            ))
+            let (a, b, m) = pair_arrays(py, &exact.pairs);
+            Ok((a, b, m, exact.groups, exact.grouped_docs))
         })
     }
 
@@ -407,6 +395,20 @@ impl ScanPlan {
             (me.threshold(), me.k(), me.n(), me.bands(), me.rows()),
         ))
     }
+}
+
+/// `pairs` as the `(a, b, matches)` arrays the Spark stages take
+/// (`matches` [`NO_MATCHES`] for none).
+pub fn pair_arrays<'py>(
+    py: Python<'py>,
+    pairs: &[Pair],
+) -> (U32s<'py>, U32s<'py>, Bound<'py, PyArray1<i64>>) {
+    let col = |f: fn(&Pair) -> u32| PyArray1::from_vec(py, pairs.iter().map(f).collect());
+    let m = pairs
+        .iter()
+        .map(|p| p.matches.map_or(NO_MATCHES, i64::from))
+        .collect();
+    (col(|p| p.a), col(|p| p.b), PyArray1::from_vec(py, m))
 }
 
 /// Each row of a `(len, n)` signature matrix as a [`Signature`].

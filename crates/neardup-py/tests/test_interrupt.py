@@ -110,6 +110,27 @@ def test_scan_while_signing(docs, capsys):
     assert neardup.scan([1, 2, 3], [docs[0], docs[1], docs[0]]).drop == [3]
 
 
+def near_copies(docs):
+    """30 near-duplicates of each of 2,000 documents: 870,000 pairs to
+    verify and give receipts (identical copies would give only 29 a
+    group)."""
+    return ["%s x%d" % (docs[i], i) for i in range(60_000)]
+
+
+def after_signing(texts, call):
+    """When to send the signal so that it lands after `texts` are signed
+    and before `call()` ends: halfway between the two, both timed first on
+    this machine."""
+    start = time.perf_counter()
+    neardup.sign_batch(texts)
+    signing = time.perf_counter() - start
+    start = time.perf_counter()
+    call()
+    whole = time.perf_counter() - start
+    assert whole - signing > 0.5, (signing, whole)
+    return (signing + whole) / 2
+
+
 def test_index_add_is_all_or_nothing(docs, capsys, tmp_path):
     """Ctrl-C in an add: raised as promptly as a scan's; the add is then
     either wholly in the index or not at all (stopped before writing), and
@@ -118,18 +139,10 @@ def test_index_add_is_all_or_nothing(docs, capsys, tmp_path):
     with neardup.Index.create(tmp_path / "idx") as idx:
         check_latency("Index.add (signing)", 0.3, lambda: idx.add(ids, docs, threads=1), capsys)
         assert len(idx) == 0
-        # As in test_scan_after_signing: the signal halfway between the
-        # end of signing and the end of the call, both timed first.
-        texts = ["%s x%d" % (docs[i], i) for i in range(60_000)]
+        texts = near_copies(docs)
         new_ids = list(range(len(texts)))
-        start = time.perf_counter()
-        neardup.sign_batch(texts)
-        signing = time.perf_counter() - start
-        start = time.perf_counter()
-        idx.query(texts, ids=new_ids)
-        whole = time.perf_counter() - start
-        assert whole - signing > 0.5, (signing, whole)
-        interrupt_after((signing + whole) / 2, lambda: idx.add(new_ids, texts))
+        at = after_signing(texts, lambda: idx.query(texts, ids=new_ids))
+        interrupt_after(at, lambda: idx.add(new_ids, texts))
         assert len(idx) in (0, len(texts))
         idx.add(["after"], [docs[0]])
         assert len(idx) in (1, len(texts) + 1)
@@ -140,18 +153,9 @@ def test_scan_after_signing(docs, capsys):
     finish on its own thread) or in the receipts (stopped). The signal is
     sent halfway between the end of signing and the end of the scan, both
     timed first on this machine."""
-    # 30 near-duplicates of each of 2,000 documents: 870,000 pairs to verify
-    # and give receipts (identical copies would give only 29 a group).
-    texts = ["%s x%d" % (docs[i], i) for i in range(60_000)]
+    texts = near_copies(docs)
     ids = list(range(len(texts)))
-    start = time.perf_counter()
-    neardup.sign_batch(texts)
-    signing = time.perf_counter() - start
-    start = time.perf_counter()
-    neardup.scan(ids, texts)
-    whole = time.perf_counter() - start
-    assert whole - signing > 0.5, (signing, whole)
-    check_latency("scan (after signing)", (signing + whole) / 2,
+    check_latency("scan (after signing)", after_signing(texts, lambda: neardup.scan(ids, texts)),
                   lambda: neardup.scan(ids, texts), capsys)
     assert neardup.scan([1, 2, 3], [docs[0], docs[1], docs[0]]).drop == [3]
 
