@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::{Args, Parser, Subcommand};
-use neardup::{Backend, Threshold};
+use neardup::{Backend, Params, Threshold};
 
 /// The notes under every `--help`. Built at run time only for the backend
 /// names, so that the list cannot fall behind [`Backend::ALL`].
@@ -27,6 +27,18 @@ is the same on every machine.",
     )
 });
 
+/// `--version`: the program's version, and the versions a receipt or an
+/// extracted text depends on, as EXTRACT.md promises.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    let (a, b, c) = neardup::UNICODE_VERSION;
+    format!(
+        "{} (algorithm {}, extractor {}, Unicode {a}.{b}.{c})",
+        env!("CARGO_PKG_VERSION"),
+        neardup::ALGORITHM,
+        neardup_extract::VERSION
+    )
+});
+
 /// The names of [`Backend::ALL`] as a list in words: `a, b, c{last}d`.
 pub fn backend_names(last: &str) -> String {
     let (tail, head) = Backend::ALL.split_last().expect("there are backends");
@@ -39,7 +51,7 @@ pub fn backend_names(last: &str) -> String {
 /// INSUFFICIENT-DATA) and gives a receipt: canonical JSON whose SHA-256
 /// anyone holding the same two texts can recompute.
 #[derive(Debug, Parser)]
-#[command(name = "neardup", version, after_help = AFTER_HELP.as_str(), max_term_width = 100)]
+#[command(name = "neardup", version = VERSION.as_str(), after_help = AFTER_HELP.as_str(), max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -163,25 +175,58 @@ pub struct IndexAddArgs {
 /// read, and where the outputs go.
 #[derive(Debug, Args)]
 pub struct IndexDocArgs {
-    /// Write the verified pairs as JSONL (as `scan --pairs`).
+    #[command(flatten)]
+    pub outputs: OutputArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+/// The outputs `scan` and the index's verbs write.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
+    /// similarity, verdict. Any one of the outputs may be - (stdout).
     #[arg(long, value_name = "PATH")]
     pub pairs: Option<PathBuf>,
-    /// Write the clusters as JSONL (as `scan --clusters`).
+    /// Write the clusters as JSONL: cluster, keep, members, size.
     #[arg(long, value_name = "PATH")]
     pub clusters: Option<PathBuf>,
-    /// Write the ids to keep, one per line (as `scan --keep-list`).
+    /// Write the ids to keep (not dropped), one per line, in input order.
     #[arg(long, value_name = "PATH")]
     pub keep_list: Option<PathBuf>,
-    /// Write the ids to drop, one per line (as `scan --drop-list`).
+    /// Write the ids to drop (in a cluster, not its keeper), one per line.
     #[arg(long, value_name = "PATH")]
     pub drop_list: Option<PathBuf>,
-    /// Write each pair's receipt to DIR/<receipt_sha256>.json.
+    /// Write each verified pair's full receipt to DIR/<receipt_sha256>.json
+    /// (the exact canonical bytes).
     #[arg(long, value_name = "DIR")]
     pub receipts: Option<PathBuf>,
-    /// Fail on an unreadable file in a directory input instead of skipping it.
+}
+
+impl OutputArgs {
+    /// The engine's outputs, with `write_deduped` (`scan`'s alone).
+    pub fn outputs(&self, write_deduped: Option<PathBuf>) -> neardup_scan::Outputs {
+        neardup_scan::Outputs {
+            pairs: self.pairs.clone(),
+            clusters: self.clusters.clone(),
+            keep_list: self.keep_list.clone(),
+            drop_list: self.drop_list.clone(),
+            receipts: self.receipts.clone(),
+            write_deduped,
+        }
+    }
+}
+
+/// How `scan` and the index's verbs read their inputs.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// Fail on an unreadable, oversized or non-UTF-8 file in a directory
+    /// input instead of skipping it with a warning.
     #[arg(long)]
     pub strict: bool,
-    /// The JSONL field holding the document id.
+    /// The JSONL field holding the document id (a string or an integer).
     #[arg(long, value_name = "NAME", default_value = "id")]
     pub id_field: String,
     /// The JSONL field holding the document text.
@@ -189,18 +234,28 @@ pub struct IndexDocArgs {
     pub text_field: String,
     #[command(flatten)]
     pub input: InputArgs,
-    #[command(flatten)]
-    pub batch: BatchArgs,
+}
+
+impl ReadArgs {
+    /// The engine's reading options.
+    pub fn reading(&self) -> neardup_scan::Reading {
+        neardup_scan::Reading {
+            id_field: self.id_field.clone(),
+            text_field: self.text_field.clone(),
+            text: self.input.options(),
+            strict: self.strict,
+        }
+    }
 }
 
 /// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).
 #[derive(Debug, Args, Clone, Copy)]
 pub struct ParamArgs {
     /// Shingle size K, in words (1..=64).
-    #[arg(short = 'k', long = "k", value_name = "K", default_value_t = 5)]
+    #[arg(short = 'k', long = "k", value_name = "K", default_value_t = Params::DEFAULT.k() as u64)]
     pub k: u64,
     /// Number of permutations N, the signature length (16..=256).
-    #[arg(short = 'n', long = "n", value_name = "N", default_value_t = 128)]
+    #[arg(short = 'n', long = "n", value_name = "N", default_value_t = Params::DEFAULT.n() as u64)]
     pub n: u64,
 }
 
@@ -377,42 +432,17 @@ pub struct ScanArgs {
     /// unnamed files on Linux, freed however the scan ends.
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
-    /// Write the verified pairs as JSONL: a, b, matches, n, receipt_sha256,
-    /// similarity, verdict. Any one of the outputs may be - (stdout).
-    #[arg(long, value_name = "PATH")]
-    pub pairs: Option<PathBuf>,
-    /// Write the clusters as JSONL: cluster, keep, members, size.
-    #[arg(long, value_name = "PATH")]
-    pub clusters: Option<PathBuf>,
-    /// Write the ids to keep (not dropped), one per line, in input order.
-    #[arg(long, value_name = "PATH")]
-    pub keep_list: Option<PathBuf>,
-    /// Write the ids to drop (in a cluster, not its keeper), one per line.
-    #[arg(long, value_name = "PATH")]
-    pub drop_list: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: OutputArgs,
     /// Write the kept documents: JSONL and signature inputs keep their lines
     /// unchanged; files become {"id": path, "text": text}. The format follows
     /// OUT's name (.jsonl, .gz, .zst, .parquet), else the inputs' own.
     #[arg(long, value_name = "OUT")]
     pub write_deduped: Option<PathBuf>,
-    /// Write each verified pair's full receipt to DIR/<receipt_sha256>.json
-    /// (the exact canonical bytes).
-    #[arg(long, value_name = "DIR")]
-    pub receipts: Option<PathBuf>,
-    /// Fail on an unreadable, oversized or non-UTF-8 file in a directory
-    /// input instead of skipping it with a warning.
-    #[arg(long)]
-    pub strict: bool,
-    /// The JSONL field holding the document id (a string or an integer).
-    #[arg(long, value_name = "NAME", default_value = "id")]
-    pub id_field: String,
-    /// The JSONL field holding the document text.
-    #[arg(long, value_name = "NAME", default_value = "text")]
-    pub text_field: String,
+    #[command(flatten)]
+    pub read: ReadArgs,
     #[command(flatten)]
     pub params: ParamArgs,
-    #[command(flatten)]
-    pub input: InputArgs,
     #[command(flatten)]
     pub batch: BatchArgs,
     #[command(flatten)]
@@ -424,7 +454,7 @@ pub struct ScanArgs {
 pub struct PlanArgs {
     /// Report pairs whose signatures agree on at least this fraction of
     /// slots (0 < T <= 1, up to 4 decimals; 0.75 is the NEAR-DUPLICATE line).
-    #[arg(long, value_name = "T", default_value = "0.75", value_parser = parse_threshold)]
+    #[arg(long, value_name = "T", default_value_t = Threshold::NEAR_DUPLICATE, value_parser = parse_threshold)]
     pub threshold: Threshold,
     /// Which pairs the candidate search may miss: `probable` (bands chosen
     /// so that a pair at the threshold is missed with probability <= 1%) or

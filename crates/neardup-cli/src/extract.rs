@@ -33,7 +33,7 @@ pub fn run(args: &ExtractArgs) -> Result<()> {
     };
     let mut sink = Sink::create(args.output.as_deref())?;
     sink.write(&bytes)?;
-    sink.finish()
+    Ok(sink.finish()?)
 }
 
 /// What a user should know about documents before trusting a verdict on

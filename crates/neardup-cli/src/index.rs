@@ -3,25 +3,26 @@
 //! `query` write what `scan NEW --against ALL_ADDED_BEFORE` writes.
 //!
 //! The documents are read and signed exactly as `scan` reads its INPUTs
-//! ([`crate::scan::corpus`]); the index answers for the references; the
-//! result is handed to `scan`'s writers ([`crate::scan::outputs`]) as a
-//! corpus of the references that take part in a pair followed by the new
-//! documents. Outputs are put in place before an `add` commits, so that a
-//! failed commit is rerun with the same result, and a commit is never
-//! left without its outputs by anything but a crash between the two.
+//! ([`neardup_scan::Corpus`]); the index scans them against its documents
+//! ([`Index::scan`]); the result is handed to `scan`'s writers
+//! ([`neardup_scan::Sinks`]) as a corpus of the references that take part
+//! in a pair followed by the new documents. Outputs are put in place
+//! before an `add` commits ([`Writer::add_found`]), so that a failed
+//! commit is rerun with the same result, and a commit is never left
+//! without its outputs by anything but a crash between the two.
 
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use neardup::scan::{Against, Outcome, Plan};
+use neardup::scan::{Against, Plan};
 use neardup::{Backend, Params};
 use neardup_corpus::text::display_name;
-use neardup_index::{Index, Writer};
+use neardup_index::{Found, Index, Writer};
+use neardup_scan::{Corpus, Reading, Sinks};
 
-use crate::args::{IndexAddArgs, IndexCommand, IndexCreateArgs, IndexDocArgs, PlanArgs, ScanArgs};
-use crate::scan::corpus::{Corpus, Doc};
-use crate::scan::outputs::Sinks;
+use crate::args::{IndexAddArgs, IndexCommand, IndexCreateArgs, IndexDocArgs};
+use crate::progress::Terminal;
 
 pub fn run(command: &IndexCommand, backend: Backend) -> Result<()> {
     let _ = ctrlc::set_handler(crate::scan::on_interrupt);
@@ -84,13 +85,19 @@ fn create(args: &IndexCreateArgs, backend: Backend) -> Result<()> {
     let existed = args.index.exists();
     let mut made = false;
     let mut run = || -> Result<()> {
-        let scan = scan_args(&args.inputs, &args.docs, &plan);
-        let sinks = open_outputs(&scan)?;
-        let corpus = Corpus::load(&scan, params, backend)?;
+        let (sinks, corpus) = read(&args.inputs, &args.docs, params, backend)?;
         let mut writer = Writer::create(&args.index, &plan)?;
         made = true;
         let start = Instant::now();
-        commit("create", &mut writer, corpus, sinks, &scan, false, start)
+        commit(
+            "create",
+            &mut writer,
+            corpus,
+            sinks,
+            &args.docs,
+            false,
+            start,
+        )
     };
     let result = run();
     if result.is_err() && made {
@@ -113,118 +120,108 @@ fn add(args: &IndexAddArgs, backend: Backend, adding: bool) -> Result<()> {
         // The lock first: a second writer is refused before it reads
         // anything.
         let mut writer = Writer::open(&args.index)?;
-        let (scan, sinks, corpus) = read_new(args, writer.index(), backend)?;
+        let (sinks, corpus) = read_new(args, writer.index(), backend)?;
         let start = Instant::now();
         return commit(
             "add",
             &mut writer,
             corpus,
             sinks,
-            &scan,
+            &args.docs,
             args.only_new,
             start,
         );
     }
     let index = Index::open(&args.index)?;
-    let (scan, sinks, corpus) = read_new(args, &index, backend)?;
+    let (sinks, corpus) = read_new(args, &index, backend)?;
     let start = Instant::now();
-    check_ids(&index, &corpus)?;
-    let against = index.query(&corpus.fps)?;
-    let (local, outcome) = local_view(&index, corpus, &against);
-    sinks.write(&local, &outcome, &scan)?;
-    if !scan.batch.quiet {
-        summary("query", &index, Some(&against), None, start);
+    let (found, _) = scan(&index, corpus, sinks, &args.docs.read.reading())?;
+    if !args.docs.batch.quiet {
+        summary("query", &index, Some(&found.against), None, start);
     }
     Ok(())
 }
 
-/// Checks the settings asked for, opens the outputs, then reads and signs
-/// the new documents with the index's params.
-fn read_new(
-    args: &IndexAddArgs,
-    index: &Index,
+/// Opens the outputs (before the documents are read, so that an
+/// unwritable path fails first, their temporaries removed on Ctrl-C),
+/// then reads and signs the documents, as `scan` reads its INPUTs.
+fn read(
+    inputs: &[std::path::PathBuf],
+    docs: &IndexDocArgs,
+    params: Params,
     backend: Backend,
-) -> Result<(ScanArgs, Sinks, Corpus)> {
-    let plan = index.plan();
-    check_settings(args, &plan, index.dir())?;
-    let scan = scan_args(&args.inputs, &args.docs, &plan);
-    let sinks = open_outputs(&scan)?;
-    let corpus = Corpus::load(&scan, plan.params(), backend)?;
-    Ok((scan, sinks, corpus))
+) -> Result<(Sinks, Corpus)> {
+    let watch = Terminal {
+        quiet: docs.batch.quiet,
+    };
+    let sinks = Sinks::create(&docs.outputs.outputs(None), &watch)?;
+    let reading = docs.read.reading();
+    let corpus = Corpus::load(&[], inputs, &reading, (params, backend), &watch)?;
+    Ok((sinks, corpus))
 }
 
-/// Queries, writes the outputs, then adds (all, or the kept ones).
+/// Checks the settings asked for, then opens the outputs and reads the
+/// new documents with the index's params.
+fn read_new(args: &IndexAddArgs, index: &Index, backend: Backend) -> Result<(Sinks, Corpus)> {
+    let plan = index.plan();
+    check_settings(args, &plan, index.dir())?;
+    read(&args.inputs, &args.docs, plan.params(), backend)
+}
+
+/// Scans the new documents against the index and writes the outputs:
+/// what was found, and the new documents' ids and fingerprints.
+fn scan(
+    index: &Index,
+    corpus: Corpus,
+    sinks: Sinks,
+    reading: &Reading,
+) -> Result<(Found, Vec<(String, neardup::Fingerprint)>)> {
+    check_ids(index, &corpus)?;
+    let ids: Vec<String> = corpus.docs.iter().map(|d| d.id.clone()).collect();
+    let found = index.scan(&ids, &corpus.fps)?;
+    let local = corpus.behind(found.refs.clone());
+    sinks.write(&local, &found.outcome, reading)?;
+    let refs = local.refs as usize;
+    let new = local.docs.into_iter().zip(local.fps).skip(refs);
+    Ok((found, new.map(|(doc, fp)| (doc.id, fp)).collect()))
+}
+
+/// Queries and writes the outputs, then adds (all, or the kept ones).
 fn commit(
     verb: &str,
     writer: &mut Writer,
     corpus: Corpus,
     sinks: Sinks,
-    scan: &ScanArgs,
+    docs: &IndexDocArgs,
     only_new: bool,
     start: Instant,
 ) -> Result<()> {
     let index = writer.index();
-    check_ids(index, &corpus)?;
+    let dir = index.dir().to_owned();
     // Without an output to write or a choice to make, the pairs are not
     // searched: `create` from a whole corpus is then a write, not a scan.
-    let outputs = [
-        &scan.pairs,
-        &scan.clusters,
-        &scan.keep_list,
-        &scan.drop_list,
-        &scan.receipts,
-    ];
-    let search = only_new || outputs.iter().any(|o| o.is_some());
-    let against = search.then(|| index.query(&corpus.fps)).transpose()?;
-    let mut dropped = vec![false; corpus.docs.len()];
-    let docs: Vec<(String, neardup::Fingerprint)> = match &against {
-        Some(against) => {
-            if only_new {
-                for &d in &against.outcome.dropped {
-                    dropped[(d - index.len()) as usize] = true;
-                }
-            }
-            let (local, outcome) = local_view(index, corpus, against);
-            sinks.write(&local, &outcome, scan)?;
-            let refs = local.refs as usize;
-            let new = local.docs.into_iter().zip(local.fps).skip(refs);
-            new.map(|(doc, fp)| (doc.id, fp)).collect()
-        }
-        None => corpus
-            .docs
-            .into_iter()
-            .map(|d| d.id)
-            .zip(corpus.fps)
-            .collect(),
+    let search = only_new || docs.outputs.outputs(None).any();
+    let context = || format!("adding to index '{}' (it is unchanged)", dir.display());
+    let (added, found) = if search {
+        let (found, new) = scan(index, corpus, sinks, &docs.read.reading())?;
+        let added = writer
+            .add_found(new, &found, only_new)
+            .with_context(context)?;
+        (added, Some(found))
+    } else {
+        check_ids(index, &corpus)?;
+        let new = corpus.docs.into_iter().map(|d| d.id).zip(corpus.fps);
+        (writer.add(new.collect()).with_context(context)?, None)
     };
-    let docs: Vec<_> = docs
-        .into_iter()
-        .zip(&dropped)
-        .filter(|(_, &d)| !d)
-        .map(|(doc, _)| doc)
-        .collect();
-    let added = docs.len() as u32;
-    let dir = writer.index().dir().to_owned();
-    writer
-        .add(docs)
-        .with_context(|| format!("adding to index '{}' (it is unchanged)", dir.display()))?;
-    if !scan.batch.quiet {
-        summary(verb, writer.index(), against.as_ref(), Some(added), start);
+    if !docs.batch.quiet {
+        let against = found.as_ref().map(|f| &f.against);
+        summary(verb, writer.index(), against, Some(added.docs), start);
     }
     Ok(())
 }
 
-/// `scan`'s outputs, opened before the documents are read so that an
-/// unwritable path fails first, their temporaries removed on Ctrl-C.
-fn open_outputs(scan: &ScanArgs) -> Result<Sinks> {
-    let sinks = Sinks::create(scan)?;
-    for p in sinks.temp_paths() {
-        crate::scan::remove_on_interrupt(p);
-    }
-    Ok(sinks)
-}
-
-/// Refuses a document whose id the index holds, naming where it is.
+/// Refuses a document whose id the index holds, naming where it is (the
+/// index's own check names no file).
 fn check_ids(index: &Index, corpus: &Corpus) -> Result<()> {
     for doc in &corpus.docs {
         if let Some(there) = index.find_id(&doc.id) {
@@ -266,65 +263,6 @@ fn check_settings(args: &IndexAddArgs, plan: &Plan, dir: &Path) -> Result<()> {
         return Err(mismatch(format!("-n {n}"), format!("n={}", p.n())));
     }
     Ok(())
-}
-
-/// The [`ScanArgs`] `scan`'s reader and writers take, for these inputs and
-/// outputs under the index's plan.
-fn scan_args(inputs: &[std::path::PathBuf], docs: &IndexDocArgs, plan: &Plan) -> ScanArgs {
-    let banding = plan.banding();
-    ScanArgs {
-        inputs: inputs.to_vec(),
-        against: Vec::new(),
-        plan: PlanArgs {
-            threshold: plan.threshold(),
-            recall: "probable".into(),
-            bands: Some(banding.bands()),
-            rows: Some(banding.rows()),
-        },
-        memory: 2 << 30,
-        temp_dir: None,
-        pairs: docs.pairs.clone(),
-        clusters: docs.clusters.clone(),
-        keep_list: docs.keep_list.clone(),
-        drop_list: docs.drop_list.clone(),
-        write_deduped: None,
-        receipts: docs.receipts.clone(),
-        strict: docs.strict,
-        id_field: docs.id_field.clone(),
-        text_field: docs.text_field.clone(),
-        params: crate::args::ParamArgs {
-            k: plan.params().k() as u64,
-            n: plan.params().n() as u64,
-        },
-        input: docs.input,
-        batch: docs.batch,
-        report: crate::args::ReportArgs {
-            report: None,
-            base: Vec::new(),
-        },
-    }
-}
-
-/// `corpus` (the new documents, numbered from 0) with the index documents
-/// that take part in a pair put before it, and the outcome numbered to
-/// match ([`Against::local`]): what `scan`'s writers take.
-fn local_view(index: &Index, mut corpus: Corpus, against: &Against) -> (Corpus, Outcome) {
-    let (refs, outcome) = against.local(index.len());
-    let n = refs.len() as u32;
-    let docs = refs.iter().map(|&d| Doc {
-        id: index.id(d).to_owned(),
-        input: u32::MAX,
-        line: 0,
-    });
-    corpus.docs.splice(0..0, docs);
-    corpus
-        .fps
-        .splice(0..0, refs.iter().map(|&d| index.fingerprint(d)));
-    corpus.refs = n;
-    for input in &mut corpus.inputs {
-        input.first += n;
-    }
-    (corpus, outcome)
 }
 
 /// The stderr summary, as `scan`'s: what was found, and what was added.

@@ -40,3 +40,46 @@ pub fn count(total: u64, quiet: bool, label: &str) -> ProgressBar {
     }
     bar
 }
+
+/// The scan engine's messages on a terminal: each warning one stderr line,
+/// progress as [`bytes`] and [`count`] bars, and a temporary output
+/// removed if Ctrl-C stops the run.
+pub struct Terminal {
+    pub quiet: bool,
+}
+
+/// An indicatif bar as the engine's meter.
+struct Bar(ProgressBar);
+
+impl neardup_scan::Meter for Bar {
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn set_position(&self, n: u64) {
+        self.0.set_position(n);
+    }
+    fn set_message(&self, message: String) {
+        self.0.set_message(message);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl neardup_scan::Watch for Terminal {
+    fn warn(&self, message: &str) {
+        eprintln!("neardup: warning: {}", crate::output::one_line(message));
+    }
+
+    fn bytes(&self, total: Option<u64>) -> Box<dyn neardup_scan::Meter> {
+        Box::new(Bar(bytes(total, self.quiet)))
+    }
+
+    fn count(&self, total: u64, label: &str) -> Box<dyn neardup_scan::Meter> {
+        Box::new(Bar(count(total, self.quiet, label)))
+    }
+
+    fn temporary(&self, path: std::path::PathBuf) {
+        crate::scan::remove_on_interrupt(path);
+    }
+}

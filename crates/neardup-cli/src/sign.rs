@@ -20,7 +20,7 @@ pub fn run(args: &SignArgs, backend: Backend) -> Result<()> {
         Some(path) => sign_corpus(path, args, params, backend, &mut sink)?,
         None => sign_files(args, params, backend, &mut sink)?,
     }
-    sink.finish()
+    Ok(sink.finish()?)
 }
 
 fn sign_files(args: &SignArgs, params: Params, backend: Backend, sink: &mut Sink) -> Result<()> {
@@ -34,7 +34,7 @@ fn sign_files(args: &SignArgs, params: Params, backend: Backend, sink: &mut Sink
         let fp = Fingerprint::of_with(&text, params, backend);
         SignatureRecord::write(&mut out, "path", &name, &fp);
     }
-    sink.write(out.as_bytes())
+    Ok(sink.write(out.as_bytes())?)
 }
 
 /// Streams a corpus through the signing pipeline. Output stays in input

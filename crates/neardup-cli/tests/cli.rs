@@ -472,6 +472,23 @@ fn normalize_prints_exactly_the_hashed_bytes() {
     );
 }
 
+/// EXTRACT.md: the extractor version is "shown in `--version`"; so are
+/// the algorithm and the Unicode version a receipt depends on.
+#[test]
+fn version_names_the_extractor_algorithm_and_unicode() {
+    let s = stdout(&neardup(&["--version"]));
+    let (a, b, c) = neardup::UNICODE_VERSION;
+    let want = format!(
+        "neardup {} (algorithm {}, extractor {}, Unicode {a}.{b}.{c})\n",
+        env!("CARGO_PKG_VERSION"),
+        neardup::ALGORITHM,
+        neardup_extract::VERSION
+    );
+    assert_eq!(s, want);
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../EXTRACT.md")).unwrap();
+    assert!(doc.contains("shown in `--version`"), "EXTRACT.md no longer says so");
+}
+
 #[test]
 fn help_documents_exit_codes() {
     let s = stdout(&neardup(&["--help"]));

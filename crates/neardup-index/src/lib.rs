@@ -17,9 +17,12 @@
 //! stray temporary the next writer removes) or fully replaced.
 //!
 //! The algorithm is the core's [`neardup::scan::against`]; this crate is
-//! its [`neardup::scan::References`] on disk.
+//! its [`neardup::scan::References`] on disk, and the add and query flow
+//! over it ([`Index::scan`], [`Writer::add_found`]) that the CLI and
+//! Python share.
 
 mod error;
+mod found;
 mod index;
 mod lock;
 mod manifest;
@@ -27,6 +30,7 @@ mod segment;
 mod writer;
 
 pub use error::{Error, Result};
+pub use found::Found;
 pub use index::{Index, Info, SegmentInfo};
 pub use manifest::FORMAT_VERSION;
 pub use writer::{Added, Writer};

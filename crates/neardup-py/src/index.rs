@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use neardup::scan::against::with_references;
-use neardup::scan::{Outcome, References};
+use neardup::scan::References;
 use neardup::{Digest, Fingerprint, Params};
-use neardup_index::{Index as Store, Writer};
+use neardup_index::{Found, Index as Store, Writer};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -61,17 +61,6 @@ pub struct Index {
     params: Params,
     writable: bool,
     open: Shared,
-}
-
-/// What one scan against the index found, numbered as its [`ScanResult`]
-/// numbers documents.
-struct Found {
-    outcome: Outcome,
-    /// The index documents that take part, in their order: ids (JSON
-    /// text) and fingerprints.
-    refs: Vec<(String, Fingerprint)>,
-    /// The new documents' ids and fingerprints, handed back.
-    new: Vec<(String, Fingerprint)>,
 }
 
 impl Index {
@@ -169,45 +158,24 @@ impl Index {
     ) -> PyResult<ScanResult> {
         let ids_json = unique_ids(&ids, 0)?;
         let found = self.step(py, call, move |open, abandoned| {
-            let index = open.index();
-            let r = index.len();
-            index
-                .check_ids(ids_json.iter().map(String::as_str))
-                .map_err(index_to_py)?;
-            let against = index.query(&fps).map_err(index_to_py)?;
-            let (refs, local) = against.local(r);
-            let outcome = against.outcome;
-            let ref_docs = refs
-                .iter()
-                .map(|&d| (index.id(d).to_owned(), index.fingerprint(d)))
-                .collect();
+            let found = open.index().scan(&ids_json, &fps).map_err(index_to_py)?;
+            let new: Vec<(String, Fingerprint)> = ids_json.into_iter().zip(fps).collect();
             if adding {
                 let Open::Writer(writer) = open else {
                     unreachable!("add and add_signatures check writable");
                 };
-                let keep =
-                    |i: usize| !only_new || outcome.dropped.binary_search(&(r + i as u32)).is_err();
-                let docs = ids_json
-                    .iter()
-                    .zip(&fps)
-                    .enumerate()
-                    .filter(|(i, _)| keep(*i))
-                    .map(|(_, (id, fp))| (id.clone(), fp.clone()))
-                    .collect();
                 // Ctrl-C during the query: the caller has raised already,
                 // so add nothing (once writing has started, it commits).
                 if abandoned.load(Ordering::Relaxed) {
                     return Err(PyRuntimeError::new_err("abandoned"));
                 }
-                writer.add(docs).map_err(index_to_py)?;
+                writer
+                    .add_found(new.clone(), &found, only_new)
+                    .map_err(index_to_py)?;
             }
-            Ok(Found {
-                outcome: local,
-                refs: ref_docs,
-                new: ids_json.into_iter().zip(fps).collect(),
-            })
+            Ok((found, new))
         })?;
-        let Found { outcome, refs, new } = found;
+        let (Found { outcome, refs, .. }, new) = found;
         let json = py.import("json")?.getattr("loads")?;
         let mut all_ids = Vec::with_capacity(refs.len() + ids.len());
         for (id, _) in &refs {

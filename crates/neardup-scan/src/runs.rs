@@ -30,12 +30,13 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{anyhow, Result};
 use neardup::scan::{BandRecord as Record, Plan};
 use rayon::prelude::*;
 use twox_hash::XxHash3_64;
 
-use super::corpus::Corpus;
+use crate::corpus::Corpus;
+use crate::error::{bail, message, Error, Result};
+use crate::watch::Watch;
 use neardup_corpus::describe;
 
 const RECORD_BYTES: usize = 16;
@@ -103,14 +104,14 @@ fn record_budget(corpus: &Corpus, memory: u64) -> u64 {
 
 /// The temp dir where runs spill.
 #[derive(Clone)]
-pub struct SpillDir(Arc<Path>);
+pub(crate) struct SpillDir(Arc<Path>);
 
 impl SpillDir {
     /// `dir`, tried by making one unnamed file in it (freed at once), so
     /// that a missing or unwritable `--temp-dir` fails before the scan.
     pub fn new(dir: PathBuf) -> Result<SpillDir> {
         tempfile::tempfile_in(&dir).map_err(|e| {
-            anyhow!(
+            message!(
                 "creating a temp file in '{}': {} (see --temp-dir)",
                 dir.display(),
                 describe(&e)
@@ -128,11 +129,11 @@ pub fn band_records(
     plan: &Plan,
     memory: u64,
     temp: &SpillDir,
-    quiet: bool,
+    watch: &dyn Watch,
 ) -> Result<BandRecords> {
     let total = docs.len() as u64 * plan.banding().bands() as u64;
     let capacity = (record_budget(corpus, memory) / RECORD_BYTES as u64).min(total) as usize;
-    let bar = crate::progress::count(total, quiet, "band records");
+    let bar = watch.count(total, "band records");
     let mut buffer: Vec<Record> = Vec::with_capacity(capacity);
     let mut runs = Runs::new(temp);
     for chunk in docs.chunks(4096) {
@@ -151,7 +152,7 @@ pub fn band_records(
             buffer.push(r);
         }
     }
-    bar.finish_and_clear();
+    bar.finish();
     if runs.spilled == 0 {
         buffer.par_sort_unstable();
         return Ok(BandRecords {
@@ -276,20 +277,22 @@ fn damage_for_tests(run: &Run) -> Result<()> {
         return Ok(());
     };
     let (what, at) = how.split_once(':').unwrap_or((&how, "0"));
-    let at: u64 = at.parse()?;
-    let file = &run.file;
-    match what {
+    let Ok(at) = at.parse::<u64>() else {
+        bail!("NEARDUP_TEST_CORRUPT_RUN: bad offset in '{how}'");
+    };
+    let mut file = &run.file;
+    let damaged = match what {
         "flip" => {
             let mut byte = [0u8];
-            (&*file).seek(SeekFrom::Start(at))?;
-            (&*file).read_exact(&mut byte)?;
-            (&*file).seek(SeekFrom::Start(at))?;
-            (&*file).write_all(&[!byte[0]])?;
+            file.seek(SeekFrom::Start(at))
+                .and_then(|_| file.read_exact(&mut byte))
+                .and_then(|()| file.seek(SeekFrom::Start(at)))
+                .and_then(|_| file.write_all(&[!byte[0]]))
         }
-        "truncate" => file.set_len(at)?,
-        _ => anyhow::bail!("NEARDUP_TEST_CORRUPT_RUN: unknown damage '{how}'"),
-    }
-    Ok(())
+        "truncate" => file.set_len(at),
+        _ => bail!("NEARDUP_TEST_CORRUPT_RUN: unknown damage '{how}'"),
+    };
+    damaged.map_err(|e| message!("NEARDUP_TEST_CORRUPT_RUN: {e}"))
 }
 
 /// Writes one run: its records, then the trailer.
@@ -341,8 +344,8 @@ impl RunWriter {
     }
 }
 
-fn temp_error(dir: &SpillDir, n: usize, e: &io::Error) -> anyhow::Error {
-    anyhow!(
+fn temp_error(dir: &SpillDir, n: usize, e: &io::Error) -> Error {
+    message!(
         "writing the temp run {n} in '{}': {} (see --temp-dir and --memory)",
         dir.0.display(),
         describe(e)
@@ -367,7 +370,7 @@ impl RunReader {
     fn open(run: Run) -> Result<RunReader> {
         let Run { mut file, n, dir } = run;
         let fail = |e: io::Error| {
-            anyhow!(
+            message!(
                 "reading the temp run {n} in '{}': {}",
                 dir.0.display(),
                 describe(&e)
@@ -417,7 +420,7 @@ impl RunReader {
         }
         let mut bytes = [0u8; RECORD_BYTES];
         self.input.read_exact(&mut bytes).map_err(|e| {
-            anyhow!(
+            message!(
                 "reading the temp run {} in '{}': {}",
                 self.n,
                 self.dir.0.display(),
@@ -438,8 +441,8 @@ impl RunReader {
     }
 }
 
-fn corrupt(dir: &SpillDir, n: usize, problem: &str) -> anyhow::Error {
-    anyhow!(
+fn corrupt(dir: &SpillDir, n: usize, problem: &str) -> Error {
+    message!(
         "the temp run {n} in '{}' is corrupt: {problem}; no output was written",
         dir.0.display()
     )

@@ -6,41 +6,40 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
 use neardup::scan::{lines, Outcome, Pair};
 use neardup::{Digest, Receipt};
 use rayon::prelude::*;
 
-use super::corpus::{Corpus, Input, Kind};
-use super::ScanArgs;
+use crate::corpus::{Corpus, Input, Kind};
+use crate::error::{bail, message, Context, Result};
+use crate::options::{Outputs, Reading};
+use crate::sink::{Pending, Sink};
+use crate::watch::Watch;
 use neardup_corpus::format::Format;
 use neardup_corpus::lines::Batches;
-use neardup_corpus::source::{self, Columns};
+use neardup_corpus::source;
 use neardup_corpus::text::{display_name, is_stdin};
 use neardup_corpus::{compressed, describe, jsonl, parquet};
 
-use crate::output::{Pending, Sink};
-
-/// The open outputs.
+/// The open outputs of a scan ([`Outputs`]), each written to a pending
+/// file until [`Sinks::write`] has written them all.
 pub struct Sinks {
     pairs: Option<Sink>,
     clusters: Option<Sink>,
     keep: Option<Sink>,
     drop: Option<Sink>,
     deduped: Option<Sink>,
+    /// The deduped corpus's name, which may choose its format.
+    deduped_name: Option<PathBuf>,
     receipts: Option<PathBuf>,
 }
 
 impl Sinks {
     /// Opens every output asked for, and creates the receipts directory.
-    pub fn create(args: &ScanArgs) -> Result<Sinks> {
-        let files = [
-            &args.pairs,
-            &args.clusters,
-            &args.keep_list,
-            &args.drop_list,
-            &args.write_deduped,
-        ];
+    /// The temporaries that become files are told to `watch`, to remove on
+    /// an interrupt.
+    pub fn create(outputs: &Outputs, watch: &dyn Watch) -> Result<Sinks> {
+        let files = outputs.files();
         if files
             .iter()
             .filter(|p| p.as_deref().is_some_and(is_stdin))
@@ -55,22 +54,27 @@ impl Sinks {
                 .map(|p| Sink::create((!is_stdin(p)).then_some(p)))
                 .transpose()
         };
-        if let Some(dir) = &args.receipts {
+        if let Some(dir) = &outputs.receipts {
             std::fs::create_dir_all(dir)
-                .map_err(|e| anyhow!("creating '{}': {}", display_name(dir), describe(&e)))?;
+                .map_err(|e| message!("creating '{}': {}", display_name(dir), describe(&e)))?;
         }
-        Ok(Sinks {
-            pairs: open(&args.pairs)?,
-            clusters: open(&args.clusters)?,
-            keep: open(&args.keep_list)?,
-            drop: open(&args.drop_list)?,
-            deduped: open(&args.write_deduped)?,
-            receipts: args.receipts.clone(),
-        })
+        let sinks = Sinks {
+            pairs: open(&outputs.pairs)?,
+            clusters: open(&outputs.clusters)?,
+            keep: open(&outputs.keep_list)?,
+            drop: open(&outputs.drop_list)?,
+            deduped: open(&outputs.write_deduped)?,
+            deduped_name: outputs.write_deduped.clone(),
+            receipts: outputs.receipts.clone(),
+        };
+        for p in sinks.temp_paths() {
+            watch.temporary(p);
+        }
+        Ok(sinks)
     }
 
     /// The temporaries that become the outputs, to remove on Ctrl-C.
-    pub fn temp_paths(&self) -> Vec<PathBuf> {
+    fn temp_paths(&self) -> Vec<PathBuf> {
         [
             &self.pairs,
             &self.clusters,
@@ -84,8 +88,9 @@ impl Sinks {
         .collect()
     }
 
-    /// Writes everything, then renames every file into place.
-    pub fn write(mut self, corpus: &Corpus, outcome: &Outcome, args: &ScanArgs) -> Result<()> {
+    /// Writes everything, then renames every file into place. `reading`
+    /// names the fields of the deduped corpus's lines.
+    pub fn write(mut self, corpus: &Corpus, outcome: &Outcome, reading: &Reading) -> Result<()> {
         let mut dropped = vec![false; corpus.docs.len()];
         for &d in &outcome.dropped {
             dropped[d as usize] = true;
@@ -123,7 +128,8 @@ impl Sinks {
             sink.write(out.as_bytes())?;
         }
         if let Some(sink) = &mut self.deduped {
-            write_deduped(sink, corpus, &dropped, args)?;
+            let format = deduped_format(self.deduped_name.as_deref(), corpus);
+            write_deduped(sink, corpus, &dropped, format, reading)?;
         }
         for sink in [
             self.pairs,
@@ -181,7 +187,7 @@ fn write_receipt(dir: &Path, hash: &Digest, canonical: &str) -> Result<()> {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == canonical.len() as u64) {
         return Ok(());
     }
-    let fail = |e: io::Error| anyhow!("writing '{}': {}", display_name(&path), describe(&e));
+    let fail = |e: io::Error| message!("writing '{}': {}", display_name(&path), describe(&e));
     // Two threads can write the same receipt (two pairs of the same two
     // texts) at once: each has its own pending file, and the second to
     // finish replaces the first's identical file.
@@ -196,20 +202,17 @@ fn write_deduped(
     sink: &mut Sink,
     corpus: &Corpus,
     dropped: &[bool],
-    args: &ScanArgs,
+    format: Format,
+    reading: &Reading,
 ) -> Result<()> {
-    let inputs: Vec<&Input> = corpus.inputs.iter().filter(|i| !i.is_ref).collect();
-    let format = deduped_format(args, &inputs);
+    let inputs = new_inputs(corpus);
     if format == Format::Parquet {
         return write_deduped_parquet(sink, &inputs, dropped);
     }
     let mut out = compressed::encoder(format, &mut *sink)
-        .map_err(|e| anyhow!("starting {}: {}", format.name(), describe(&e)))?;
-    let columns = Columns {
-        id: &args.id_field,
-        text: &args.text_field,
-    };
-    let fail = |e: io::Error| anyhow!("{}", describe(&e));
+        .map_err(|e| message!("starting {}: {}", format.name(), describe(&e)))?;
+    let columns = reading.columns();
+    let fail = |e: io::Error| message!("{}", describe(&e));
     for input in inputs {
         let name = display_name(&input.path);
         let docs = input.first..input.first + input.count;
@@ -220,7 +223,7 @@ fn write_deduped(
                         continue;
                     }
                     let bytes = std::fs::read(path).map_err(|e| {
-                        anyhow!("reading '{}' again: {}", display_name(path), describe(&e))
+                        message!("reading '{}' again: {}", display_name(path), describe(&e))
                     })?;
                     let text = String::from_utf8_lossy(&bytes);
                     let mut line = Vec::new();
@@ -236,11 +239,11 @@ fn write_deduped(
                 let mut d = input.first;
                 for batch in lines {
                     let batch = batch.map_err(|e: io::Error| {
-                        anyhow!("reading '{name}' again: {}", describe(&e))
+                        message!("reading '{name}' again: {}", describe(&e))
                     })?;
                     for l in batch.lines() {
                         if d >= input.first + input.count {
-                            return Err(anyhow!("'{name}' changed during the scan"));
+                            bail!("'{name}' changed during the scan");
                         }
                         if !dropped[d as usize] {
                             out.write_all(l.bytes).map_err(fail)?;
@@ -252,7 +255,7 @@ fn write_deduped(
                     }
                 }
                 if d != input.first + input.count {
-                    return Err(anyhow!("'{name}' changed during the scan"));
+                    bail!("'{name}' changed during the scan");
                 }
             }
         }
@@ -264,14 +267,20 @@ fn write_deduped(
 /// The deduped corpus's format: the one its file name asks for (`.gz`,
 /// `.zst`, `.parquet`, `.jsonl`), else the format every new input shares
 /// (a directory of text files counts as JSONL), else plain JSONL.
-fn deduped_format(args: &ScanArgs, inputs: &[&Input]) -> Format {
-    if let Some(f) = args.write_deduped.as_deref().and_then(Format::of_name) {
+fn deduped_format(name: Option<&Path>, corpus: &Corpus) -> Format {
+    if let Some(f) = name.and_then(Format::of_name) {
         return f;
     }
-    match inputs.split_first() {
+    match new_inputs(corpus).split_first() {
         Some((first, rest)) if rest.iter().all(|i| i.format == first.format) => first.format,
         _ => Format::Jsonl,
     }
+}
+
+/// The inputs that are not `--against`: those whose documents a deduped
+/// corpus keeps.
+fn new_inputs(corpus: &Corpus) -> Vec<&Input> {
+    corpus.inputs.iter().filter(|i| !i.is_ref).collect()
 }
 
 /// A Parquet deduped corpus: every new input must be Parquet with one
@@ -284,7 +293,7 @@ fn write_deduped_parquet(sink: &mut Sink, inputs: &[&Input], dropped: &[bool]) -
             bail!("--write-deduped writes Parquet only from Parquet inputs, and '{name}' is not Parquet (name the output .jsonl to get JSONL)");
         }
         let file = File::open(&input.path)
-            .map_err(|e| anyhow!("reading '{name}' again: {}", describe(&e)))?;
+            .map_err(|e| message!("reading '{name}' again: {}", describe(&e)))?;
         let range = input.first as usize..(input.first + input.count) as usize;
         let keep: Vec<bool> = dropped[range].iter().map(|&d| !d).collect();
         files.push((name, file, keep));

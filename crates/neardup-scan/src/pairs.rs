@@ -2,12 +2,13 @@
 //! bucket, each bucket's candidates verified in parallel batches by the
 //! core's rule ([`Plan::check`]).
 
-use anyhow::Result;
 use neardup::scan::{candidates, Pair, Plan};
 use rayon::prelude::*;
 
-use super::corpus::Corpus;
-use super::runs::BandRecords;
+use crate::corpus::Corpus;
+use crate::error::Result;
+use crate::runs::BandRecords;
+use crate::watch::Watch;
 
 /// The pairs stage's result.
 pub struct Near {
@@ -28,7 +29,12 @@ const BATCH: usize = 1 << 20;
 
 /// Reads the sorted band records bucket by bucket and verifies every
 /// candidate of each.
-pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool) -> Result<Near> {
+pub fn near(
+    corpus: &Corpus,
+    mut records: BandRecords,
+    plan: &Plan,
+    watch: &dyn Watch,
+) -> Result<Near> {
     let mut out = Near {
         pairs: Vec::new(),
         records: records.count,
@@ -36,7 +42,7 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
         candidates: 0,
         largest_bucket: 0,
     };
-    let bar = crate::progress::count(records.count, quiet, "band records merged");
+    let bar = watch.count(records.count, "band records merged");
     let mut bucket: Vec<u32> = Vec::new();
     let mut current = None;
     let mut batch: Vec<(u32, u32, u32)> = Vec::with_capacity(BATCH);
@@ -67,7 +73,7 @@ pub fn near(corpus: &Corpus, mut records: BandRecords, plan: &Plan, quiet: bool)
         }
     }
     verify(corpus, plan, &mut batch, &mut out);
-    bar.finish_and_clear();
+    bar.finish();
     Ok(out)
 }
 

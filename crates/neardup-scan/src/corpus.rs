@@ -5,19 +5,17 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
 use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
 use neardup_corpus::format::Format;
-use neardup_corpus::jsonl::Fields;
 use neardup_corpus::pipeline::{self, Record, Signing};
 use neardup_corpus::source;
 use neardup_corpus::text::{display_name, is_stdin, read_document};
 use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
 
-use super::ScanArgs;
-use crate::output::one_line;
-use crate::progress;
+use crate::error::{bail, message, Result};
+use crate::options::Reading;
+use crate::watch::Watch;
 
 /// One document: its id and where it came from.
 pub struct Doc {
@@ -43,7 +41,9 @@ pub enum Kind {
 
 /// One input, with the documents it gave.
 pub struct Input {
+    /// The input as given (a directory for its text files' input).
     pub path: PathBuf,
+    /// What it holds.
     pub kind: Kind,
     /// How a JSONL input is stored (plain, compressed, Parquet); plain for
     /// a tree.
@@ -52,6 +52,7 @@ pub struct Input {
     pub is_ref: bool,
     /// The documents `first .. first + count` came from this input.
     pub first: u32,
+    /// How many documents it gave.
     pub count: u32,
     /// For a tree, the file of each document, in document order.
     pub files: Vec<PathBuf>,
@@ -61,10 +62,12 @@ pub struct Input {
 /// inputs first (so a reference document keeps its cluster), then INPUTs,
 /// each in its own order (lines; a tree's paths sorted bytewise).
 pub struct Corpus {
+    /// The documents, in input order.
     pub docs: Vec<Doc>,
     /// The fingerprint of each document, apart, as the core's scan takes
     /// them.
     pub fps: Vec<Fingerprint>,
+    /// The inputs, in the order they were read.
     pub inputs: Vec<Input>,
     /// Documents `0 .. refs` come from `--against`.
     pub refs: u32,
@@ -76,17 +79,46 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Reads and signs every input.
-    pub fn load(args: &ScanArgs, params: Params, backend: Backend) -> Result<Corpus> {
-        let mut loader = Loader::new(args, params, backend);
-        for path in &args.against {
+    /// Reads and signs every input: the `against` ones (references) first,
+    /// then `inputs`.
+    pub fn load(
+        against: &[PathBuf],
+        inputs: &[PathBuf],
+        reading: &Reading,
+        signing: (Params, Backend),
+        watch: &dyn Watch,
+    ) -> Result<Corpus> {
+        let mut loader = Loader::new(reading, signing, watch);
+        for path in against {
             loader.input(path, true)?;
         }
         loader.corpus.refs = loader.corpus.docs.len() as u32;
-        for path in &args.inputs {
+        for path in inputs {
             loader.input(path, false)?;
         }
         Ok(loader.corpus)
+    }
+
+    /// This corpus (new documents, numbered from 0, none of them a
+    /// reference) behind `refs`, reference documents given by id and
+    /// fingerprint: the corpus a scan against an index writes, where the
+    /// references are the index's documents that take part in a pair,
+    /// numbered as [`neardup::scan::Against::local`] numbers them.
+    pub fn behind(mut self, refs: Vec<(String, Fingerprint)>) -> Corpus {
+        let n = refs.len() as u32;
+        let (ids, fps): (Vec<String>, Vec<Fingerprint>) = refs.into_iter().unzip();
+        let docs = ids.into_iter().map(|id| Doc {
+            id,
+            input: u32::MAX,
+            line: 0,
+        });
+        self.docs.splice(0..0, docs);
+        self.fps.splice(0..0, fps);
+        self.refs = n;
+        for input in &mut self.inputs {
+            input.first += n;
+        }
+        self
     }
 }
 
@@ -97,15 +129,20 @@ struct Loader<'a> {
     ids: HashMap<u64, u32>,
     /// Ids whose hash an earlier, different id already had.
     collided: HashMap<String, u32>,
-    args: &'a ScanArgs,
+    reading: &'a Reading,
     params: Params,
     backend: Backend,
+    watch: &'a dyn Watch,
     /// The input being read, for messages until it is pushed.
     current: PathBuf,
 }
 
 impl<'a> Loader<'a> {
-    fn new(args: &'a ScanArgs, params: Params, backend: Backend) -> Loader<'a> {
+    fn new(
+        reading: &'a Reading,
+        (params, backend): (Params, Backend),
+        watch: &'a dyn Watch,
+    ) -> Loader<'a> {
         Loader {
             corpus: Corpus {
                 docs: Vec::new(),
@@ -117,9 +154,10 @@ impl<'a> Loader<'a> {
             },
             ids: HashMap::new(),
             collided: HashMap::new(),
-            args,
+            reading,
             params,
             backend,
+            watch,
             current: PathBuf::new(),
         }
     }
@@ -131,15 +169,14 @@ impl<'a> Loader<'a> {
         let name = display_name(path);
         let is_dir = !is_stdin(path)
             && std::fs::metadata(path)
-                .map_err(|e| anyhow!("reading '{name}': {}", describe(&e)))?
+                .map_err(|e| message!("reading '{name}': {}", describe(&e)))?
                 .is_dir();
         if !is_dir {
             return self.add(path, is_ref, |me, index| me.jsonl(path, index));
         }
-        let walk = tree::walk(path, self.args.input.max_size, self.args.strict)?;
+        let walk = tree::walk(path, self.reading.text.max_size, self.reading.strict)?;
         for problem in &walk.skipped {
-            let problem = problem.to_string();
-            eprintln!("neardup: warning: {} (skipped)", one_line(&problem));
+            self.watch.warn(&format!("{problem} (skipped)"));
         }
         self.corpus.skipped += walk.skipped.len() as u64;
         let is_corpus = |(p, _): &(PathBuf, u64)| Format::is_corpus_name(p);
@@ -183,7 +220,7 @@ impl<'a> Loader<'a> {
         let number = u32::try_from(self.corpus.docs.len())
             .ok()
             .filter(|&n| n < u32::MAX)
-            .context("more than 4 294 967 294 documents")?;
+            .ok_or_else(|| message!("more than 4 294 967 294 documents"))?;
         let first = match self.ids.entry(id_hash(&id)) {
             Entry::Vacant(e) => {
                 e.insert(number);
@@ -233,29 +270,27 @@ impl<'a> Loader<'a> {
         input: u32,
     ) -> Result<(Kind, Format, Vec<PathBuf>)> {
         let total: u64 = files.iter().map(|(_, size)| size).sum();
-        let bar = progress::bytes(Some(total), self.args.batch.quiet);
+        let bar = self.watch.bytes(Some(total));
         let mut kept = Vec::new();
-        let (params, backend, strict) = (self.params, self.backend, self.args.strict);
-        let opts = self.args.input.options();
+        let (params, backend, strict) = (self.params, self.backend, self.reading.strict);
+        let (opts, watch) = (&self.reading.text, self.watch);
         for chunk in files.chunks(256) {
             type Signed = Option<(Fingerprint, Option<neardup::Caveat>)>;
             let signed: Vec<Result<Signed>> = chunk
                 .par_iter()
                 .map_init(
                     || Signer::new(params, backend),
-                    |signer, (path, _)| match read_document(path, &opts) {
+                    |signer, (path, _)| match read_document(path, opts) {
                         Ok(doc) => {
                             for w in &doc.warnings {
-                                let w = format!("'{}': {w}", display_name(path));
-                                eprintln!("neardup: warning: {}", one_line(&w));
+                                watch.warn(&format!("'{}': {w}", display_name(path)));
                             }
                             let caveat = neardup::Caveat::of(&doc.text, params.k());
                             Ok(Some((signer.sign(&doc.text), caveat)))
                         }
                         Err(e) if strict => Err(e.into()),
                         Err(e) => {
-                            let e = e.to_string();
-                            eprintln!("neardup: warning: {} (skipped)", one_line(&e));
+                            watch.warn(&format!("{e} (skipped)"));
                             Ok(None)
                         }
                     },
@@ -277,7 +312,7 @@ impl<'a> Loader<'a> {
                 kept.push(path.clone());
             }
         }
-        bar.finish_and_clear();
+        bar.finish();
         Ok((Kind::Tree, Format::Jsonl, kept))
     }
 
@@ -285,13 +320,9 @@ impl<'a> Loader<'a> {
     /// first line), in parallel batches.
     fn jsonl(&mut self, path: &Path, input: u32) -> Result<(Kind, Format, Vec<PathBuf>)> {
         let name = display_name(path);
-        let fields = Fields {
-            id: &self.args.id_field,
-            text: &self.args.text_field,
-            lossy: self.args.input.lossy,
-        };
+        let fields = self.reading.fields();
         let mut source = source::open(path, fields.columns())?;
-        let cap = self.args.input.max_size.saturating_add(2);
+        let cap = self.reading.text.max_size.saturating_add(2);
         let kind = match source.holds_signatures(&name, cap)? {
             true => Kind::Signatures,
             false => Kind::Documents,
@@ -301,8 +332,8 @@ impl<'a> Loader<'a> {
             params: self.params,
             backend: self.backend,
         };
-        let max_line = self.args.input.max_size;
-        let bar = progress::bytes(source.total, self.args.batch.quiet);
+        let max_line = self.reading.text.max_size;
+        let bar = self.watch.bytes(source.total);
         let consume = |me: &mut Self, r: &Record<'_>, (id, fp)| -> Result<()> {
             me.push(id, fp, input, r.number())?;
             bar.inc(r.len() as u64);
@@ -332,7 +363,7 @@ impl<'a> Loader<'a> {
                 })?
             }
         }
-        bar.finish_and_clear();
+        bar.finish();
         Ok((kind, source.format, Vec::new()))
     }
 }
@@ -412,14 +443,20 @@ mod tests {
 
     #[test]
     fn duplicate_ids_are_found_through_hash_collisions() {
-        use crate::args::{Cli, Command};
-        use clap::Parser;
-        let cli = Cli::try_parse_from(["neardup", "scan", "in.jsonl"]).unwrap();
-        let Command::Scan(args) = cli.command else {
-            unreachable!()
+        let reading = Reading {
+            id_field: "id".into(),
+            text_field: "text".into(),
+            text: neardup_corpus::text::Options {
+                lossy: false,
+                max_size: 1 << 30,
+                mmap: false,
+                format: None,
+            },
+            strict: false,
         };
-        let mut loader = Loader::new(&args, Params::DEFAULT, Backend::detect());
-        loader.current = args.inputs[0].clone();
+        let signing = (Params::DEFAULT, Backend::detect());
+        let mut loader = Loader::new(&reading, signing, &crate::watch::Quiet);
+        loader.current = "in.jsonl".into();
         let fp = Fingerprint::of("", Params::DEFAULT);
         let mut push = |id: &str, line| loader.push(id.to_owned(), fp.clone(), 0, line);
         // "ab" and "cd" have one hash here.
