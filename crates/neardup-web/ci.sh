@@ -5,12 +5,21 @@
 # neardup.html is that build, and runs the browser tests (on the committed
 # page) in Debian's headless Chromium.
 #
+#   crates/neardup-web/ci.sh         build and check, then test
+#   crates/neardup-web/ci.sh build   the tools, the wasm lint, the page build and check
+#   crates/neardup-web/ci.sh test    the browser tests
+#
 # Env: CARGO_TARGET_DIR (default <repo>/target), NEARDUP_BIN (a built
-# `neardup` for the native-equality tests; built here, release, when unset).
+# `neardup` for the native-equality tests; built here, debug, when unset).
 set -euo pipefail
 crate="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$crate/../.." && pwd)"
 cd "$crate"
+what=${1:-all}
+case "$what" in
+  all | build | test) ;;
+  *) echo "usage: ci.sh [build|test]" >&2; exit 2 ;;
+esac
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -25,16 +34,19 @@ if ((${#missing[@]})); then
 fi
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 
-step "lint the wasm-only code (ffi.rs is not compiled natively)"
-(cd "$root" && cargo clippy --quiet --no-deps -p neardup-web --target wasm32-unknown-unknown -- -D warnings)
+if [ "$what" != test ]; then
+  step "lint the wasm-only code (ffi.rs is not compiled natively)"
+  (cd "$root" && cargo clippy --quiet --no-deps -p neardup-web --target wasm32-unknown-unknown -- -D warnings)
 
-step "build dist/neardup.html; the committed neardup.html must equal it"
-"$root/scripts/build-page" --check
+  step "build dist/neardup.html; the committed neardup.html must equal it"
+  "$root/scripts/build-page" --check
+fi
+[ "$what" = build ] && exit 0
 
 if [ -z "${NEARDUP_BIN:-}" ]; then
   step "native CLI for the equality tests"
-  (cd "$root" && cargo build --quiet --release -p neardup-cli)
-  export NEARDUP_BIN="${CARGO_TARGET_DIR:-$root/target}/release/neardup"
+  (cd "$root" && cargo build --quiet -p neardup-cli)
+  export NEARDUP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/neardup"
 fi
 
 step "browser tests (Chromium $(chromium --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1))"
