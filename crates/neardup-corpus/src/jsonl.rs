@@ -32,6 +32,17 @@ impl Document<'_> {
     }
 }
 
+/// Which fields (JSONL) or columns (Parquet) hold the id and the text:
+/// one pair of names for both, so a corpus converted from one to the other
+/// is read with the same options.
+#[derive(Debug, Clone, Copy)]
+pub struct Columns<'a> {
+    /// The id's field or column.
+    pub id: &'a str,
+    /// The text's field or column.
+    pub text: &'a str,
+}
+
 /// Which fields hold the id and the text.
 #[derive(Clone, Copy)]
 pub struct Fields<'a> {
@@ -45,9 +56,8 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// The same fields as the columns of a Parquet file.
-    #[cfg(feature = "io")]
-    pub fn columns(self) -> crate::source::Columns<'a> {
-        crate::source::Columns {
+    pub fn columns(self) -> Columns<'a> {
+        Columns {
             id: self.id,
             text: self.text,
         }

@@ -18,9 +18,10 @@
 //!
 //! Errors are this crate's own [`Error`]: one line that names the input.
 //! Without the default `io` feature (the web page's wasm build) only the
-//! rules are here: [`order`], [`jsonl`], [`lines`] and [`id`].
+//! rules are here: [`order`], [`format`], [`jsonl`], [`lines`] and [`id`].
 
 mod error;
+pub mod format;
 pub mod id;
 pub mod json;
 pub mod jsonl;
@@ -29,8 +30,6 @@ pub mod order;
 
 #[cfg(feature = "io")]
 pub mod compressed;
-#[cfg(feature = "io")]
-pub mod format;
 #[cfg(feature = "io")]
 pub mod parquet;
 #[cfg(feature = "io")]

@@ -11,6 +11,8 @@
 
 use std::cmp::Ordering;
 
+use crate::format::Format;
+
 /// How two paths of one directory are ordered: by their bytes.
 pub fn path_order(a: &str, b: &str) -> Ordering {
     a.as_bytes().cmp(b.as_bytes())
@@ -30,22 +32,12 @@ pub fn is_skipped_name(name: &str) -> bool {
 
 /// Whether a file in a directory input is read as a corpus of documents
 /// rather than as one text document, by its name: `.jsonl`, `.jsonl.gz`,
-/// `.jsonl.zst` and `.parquet` files (and their `.ndjson` spellings). Its
-/// content still decides its format.
+/// `.jsonl.zst` and `.parquet` files (and their `.ndjson` and `.zstd`
+/// spellings), by the one table of [`Format::of_corpus_name`]. Its content
+/// still decides its format.
 pub fn is_corpus_name(name: &str) -> bool {
-    CORPUS_NAMES.iter().any(|ext| name.ends_with(ext))
+    Format::of_corpus_name(name).is_some()
 }
-
-/// The endings of corpus file names, for [`is_corpus_name`] and messages.
-pub const CORPUS_NAMES: [&str; 7] = [
-    ".jsonl",
-    ".jsonl.gz",
-    ".jsonl.zst",
-    ".ndjson",
-    ".ndjson.gz",
-    ".ndjson.zst",
-    ".parquet",
-];
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 
 use neardup::scan::lines::json_string;
 
-use crate::source::Columns;
+use crate::jsonl::{write_line, Columns};
 use crate::{Error, Result};
 
 /// Rows decoded at once: memory stays bounded by this many rows of the two
@@ -175,7 +175,7 @@ impl ParquetLines {
         let [id, text] = &self.rows.columns;
         let keys = [id.as_str(), text.as_str()];
         for row in batch.rows()? {
-            crate::jsonl::write_line(&mut self.buf, keys, &row.id, row.text);
+            write_line(&mut self.buf, keys, &row.id, row.text);
         }
         Ok(true)
     }

@@ -16,14 +16,10 @@ use crate::parquet::{ParquetLines, Rows};
 use crate::text::{display_name, is_stdin};
 use crate::{Error, Result};
 
-/// Which fields (JSONL) or columns (Parquet) hold the id and the text.
-#[derive(Debug, Clone, Copy)]
-pub struct Columns<'a> {
-    /// The id's field or column.
-    pub id: &'a str,
-    /// The text's field or column.
-    pub text: &'a str,
-}
+// Callers name the columns where they open a source: the type lives in
+// `jsonl`, beside the fields it is made from, so that `parquet` and this
+// module both take it from below.
+pub use crate::jsonl::Columns;
 
 /// A corpus opened for reading.
 pub struct Source {

@@ -124,12 +124,15 @@ pub fn read_bytes(path: &Path, max_size: u64, limit: &str) -> Result<Vec<u8>> {
 
 /// [`neardup::decode`], with the file named and the flag that helps.
 pub fn decode(bytes: Vec<u8>, name: &str, lossy: bool) -> Result<String> {
-    neardup::decode(bytes, lossy).map_err(|e| {
-        Error::read(
-            name,
-            format!("{e}; pass --lossy to replace invalid sequences"),
-        )
-    })
+    neardup::decode(bytes, lossy).map_err(|e| not_utf8(name, e))
+}
+
+/// A plain text's UTF-8 error, with the flag that reads it anyway.
+fn not_utf8(name: &str, e: impl std::fmt::Display) -> Error {
+    Error::read(
+        name,
+        format!("{e}; pass --lossy to replace invalid sequences"),
+    )
 }
 
 /// A text read from a file, as a `&str`: owned, or mapped into memory
@@ -178,10 +181,19 @@ impl Document {
 }
 
 /// The text of `bytes`, a file called `name`: decoded if it is plain
-/// text, extracted if it is a document.
+/// text, extracted if it is a document (`neardup_extract` decides which).
 pub fn extract(bytes: Vec<u8>, name: &str, opts: &Options) -> Result<Document> {
-    let format = format_of(&bytes, name, opts)?;
-    extract_as(bytes, name, format, opts)
+    let file = (name != "-").then_some(name);
+    let got =
+        neardup_extract::extract_owned(bytes, file, &opts.extract()).map_err(|e| match e {
+            neardup_extract::Error::Text(e) => not_utf8(name, e),
+            e => Error::read(name, e.to_string()),
+        })?;
+    Ok(Document {
+        text: Text::Owned(got.text),
+        format: got.format,
+        warnings: got.warnings,
+    })
 }
 
 /// The format `bytes` are read as: `--format`'s, else detected.
@@ -191,25 +203,6 @@ fn format_of(bytes: &[u8], name: &str, opts: &Options) -> Result<Format> {
         None => neardup_extract::format::detect(bytes, (name != "-").then_some(name))
             .map_err(|e| Error::read(name, e.to_string())),
     }
-}
-
-/// [`extract`] once the format is known.
-fn extract_as(bytes: Vec<u8>, name: &str, format: Format, opts: &Options) -> Result<Document> {
-    if format == Format::Text {
-        return decode(bytes, name, opts.lossy).map(|t| Document::plain(Text::Owned(t)));
-    }
-    let extract = Options {
-        format: Some(format),
-        ..*opts
-    }
-    .extract();
-    let got = neardup_extract::extract(&bytes, (name != "-").then_some(name), &extract)
-        .map_err(|e| Error::read(name, e.to_string()))?;
-    Ok(Document {
-        text: Text::Owned(got.text),
-        format: got.format,
-        warnings: got.warnings,
-    })
 }
 
 /// Files from this size on are mapped instead of read, with `--mmap`.
@@ -248,7 +241,14 @@ pub fn read_document(path: &Path, opts: &Options) -> Result<Document> {
                 Ok(_) if format == Format::Text => Ok(Document::plain(Text::Mapped(map))),
                 // Refused, replaced with --lossy, or extracted, as a read
                 // file is.
-                _ => extract_as(map.to_vec(), &name, format, opts),
+                _ => extract(
+                    map.to_vec(),
+                    &name,
+                    &Options {
+                        format: Some(format),
+                        ..*opts
+                    },
+                ),
             };
         }
         // The file changed since its size was read: reading it checks

@@ -6,8 +6,12 @@ use std::fmt;
 /// A file that could not be read as the format it was taken for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
-    /// A plain text (or HTML) that is not UTF-8.
+    /// A plain text that is not UTF-8: the one failure that the user's
+    /// lossy switch mends, so each adapter adds its own remedy to it (and
+    /// only to it).
     Text(neardup::Error),
+    /// An HTML file that is not UTF-8 (and declares no other encoding).
+    Markup(neardup::Error),
     /// The file is encrypted (a password-protected PDF or Office file).
     Encrypted,
     /// A PDF whose pages hold no text, only images.
@@ -42,7 +46,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Text(e) => write!(f, "{e}"),
+            Error::Text(e) | Error::Markup(e) => write!(f, "{e}"),
             Error::Encrypted => write!(f, "encrypted, not supported"),
             Error::NoTextLayer => write!(f, "has no text layer (scanned pages?): OCR it first"),
             Error::Unsupported(message) => write!(f, "{message}"),

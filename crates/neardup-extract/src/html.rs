@@ -67,7 +67,7 @@ pub(crate) fn decode(
     if let Some((encoding, bom)) = Encoding::for_bom(bytes) {
         let body = &bytes[bom..];
         if encoding == UTF_8 {
-            return neardup::decode(body.to_vec(), lossy).map_err(Error::Text);
+            return neardup::decode(body.to_vec(), lossy).map_err(Error::Markup);
         }
         let (text, bad) = encoding.decode_without_bom_handling(body);
         if bad {
@@ -85,7 +85,7 @@ pub(crate) fn decode(
             return Ok(text.into_owned());
         }
     }
-    neardup::decode(bytes.to_vec(), lossy).map_err(Error::Text)
+    neardup::decode(bytes.to_vec(), lossy).map_err(Error::Markup)
 }
 
 /// The encoding a `charset=` in `head` names, if it names one.

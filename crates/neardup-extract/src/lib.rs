@@ -16,6 +16,8 @@
 //!   `rtf`, over the shared `archive` (zip), `xml` and `out` (the text
 //!   being written, with its separators).
 
+use std::borrow::Cow;
+
 mod archive;
 pub(crate) mod docx;
 mod epub;
@@ -72,19 +74,46 @@ pub struct Extracted {
 /// assert_eq!((got.text.as_str(), got.format), ("plain words", Format::Text));
 /// ```
 pub fn extract(bytes: &[u8], name: Option<&str>, opts: &Options) -> Result<Extracted, Error> {
+    read(Cow::Borrowed(bytes), name, opts)
+}
+
+/// [`extract`] of bytes the caller gives up: a plain text becomes its
+/// `String` in place, without the copy that borrowed bytes need. How the
+/// CLI, the Python package and the page read a file they have just read.
+///
+/// ```
+/// use neardup_extract::{extract_owned, Error, Options};
+/// let got = extract_owned(b"caf\xc3\xa9".to_vec(), None, &Options::default()).unwrap();
+/// assert_eq!(got.text, "café");
+/// let e = extract_owned(b"caf\xe9".to_vec(), None, &Options::default()).unwrap_err();
+/// assert!(matches!(e, Error::Text(_)));
+/// ```
+pub fn extract_owned(
+    bytes: Vec<u8>,
+    name: Option<&str>,
+    opts: &Options,
+) -> Result<Extracted, Error> {
+    read(Cow::Owned(bytes), name, opts)
+}
+
+/// The one place that decides how bytes become text: the format given or
+/// detected, then plain text decoded (strict, or lossy when asked) or a
+/// document's reader run. Every adapter comes here, so a file gives the
+/// same text and the same error wherever it is read.
+fn read(bytes: Cow<'_, [u8]>, name: Option<&str>, opts: &Options) -> Result<Extracted, Error> {
     let format = match opts.format {
         Some(format) => format,
-        None => format::detect(bytes, name)?,
+        None => format::detect(&bytes, name)?,
     };
     let mut warnings = Vec::new();
     let text = match format {
-        Format::Text => neardup::decode(bytes.to_vec(), opts.lossy).map_err(Error::Text)?,
-        Format::Docx => docx::extract(bytes, &opts.limits, &mut warnings)?,
-        Format::Odt => odt::extract(bytes, &opts.limits, &mut warnings)?,
-        Format::Epub => epub::extract(bytes, &opts.limits, &mut warnings)?,
-        Format::Html => html::extract(bytes, opts.lossy, &opts.limits, &mut warnings)?,
-        Format::Pdf => pdf::extract(bytes, &opts.limits, &mut warnings)?,
-        Format::Rtf => rtf::extract(bytes, &opts.limits, &mut warnings)?,
+        Format::Text => neardup::decode(bytes.into_owned(), opts.lossy).map_err(Error::Text)?,
+        Format::Docx => docx::extract(&bytes, &opts.limits, &mut warnings)?,
+        Format::Odt => odt::extract(&bytes, &opts.limits, &mut warnings)?,
+        Format::Epub => epub::extract(&bytes, &opts.limits, &mut warnings)?,
+        Format::Html => html::extract(&bytes, opts.lossy, &opts.limits, &mut warnings)?,
+        Format::Pdf => pdf::extract(&bytes, &opts.limits, &mut warnings)?,
+        Format::Rtf => rtf::extract(&bytes, &opts.limits, &mut warnings)?,
     };
     Ok(Extracted {
         text,

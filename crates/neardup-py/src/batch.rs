@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
 use crate::interrupt::{guard, interruptible, numpy_api, Stop};
-use crate::params::{params, Int};
+use crate::params::{given_or_default, params, Int};
 use crate::texts::{as_str, chunks};
 use crate::workers::Workers;
 
@@ -201,15 +201,16 @@ impl SignatureBatch {
 /// chunk of texts at a time. Ctrl-C stops it within about 50 ms
 /// ([`crate::interrupt`]), dropping what was signed.
 #[pyfunction]
-#[pyo3(signature = (texts, k = Int::new(5), n = Int::new(128), threads = None))]
+#[pyo3(signature = (texts, k = None, n = None, threads = None))]
 pub fn sign_batch(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    k: Int,
-    n: Int,
+    k: Option<Int>,
+    n: Option<Int>,
     threads: Option<Int>,
 ) -> PyResult<SignatureBatch> {
     guard("sign_batch", || {
+        let (k, n) = given_or_default(k, n);
         let params = params(&k, &n)?;
         // Before any work: the result is made of numpy arrays.
         numpy_api(py, "sign_batch")?;

@@ -2,24 +2,17 @@
 
 use std::time::Instant;
 
-use neardup::{Doc, Params};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyType};
+use pyo3::types::PyType;
 
 use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
-use crate::interrupt::{detached, guard};
-use crate::params::{params, Int};
+use crate::interrupt::guard;
+use crate::pair::of_texts;
+use crate::params::{given_or_default, params, Int};
 use crate::receipt::Receipt;
-use crate::texts::{as_str, utf8};
-use crate::workers::Workers;
-
-/// Texts at least this long (the two together) are compared on threads
-/// that Ctrl-C can abandon ([`detached`]): a document is one step of the
-/// core, which nothing can stop halfway. Shorter ones take a few tens of
-/// milliseconds at most, too little to be worth a thread and a copy.
-pub const DETACHED_BYTES: usize = 1 << 20;
+use crate::texts::utf8;
 
 /// The result of comparing two texts: the verdict, the MinHash similarity
 /// with its 95% interval, the exact Jaccard similarity, and the receipt.
@@ -172,16 +165,17 @@ type ComparisonState = (Fingerprint, Fingerprint, Option<f64>, f64);
 /// `neardup.compare(a, b, k=5, n=128)`: compares text `a` with text `b`
 /// (the order matters for the receipt), with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (a, b, k = Int::new(5), n = Int::new(128)))]
+#[pyo3(signature = (a, b, k = None, n = None))]
 pub fn compare(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
-    k: Int,
-    n: Int,
+    k: Option<Int>,
+    n: Option<Int>,
 ) -> PyResult<Comparison> {
     guard("compare", || {
         let start = Instant::now();
+        let (k, n) = given_or_default(k, n);
         let params = params(&k, &n)?;
         let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
         let inner = of_texts(py, "compare", &a, &b, params)?;
@@ -191,45 +185,4 @@ pub fn compare(
             elapsed_ms: (start.elapsed().as_secs_f64() * 1e6).round() / 1e3,
         })
     })
-}
-
-/// [`neardup::compare`] of two texts from [`utf8`] with the GIL released,
-/// the two documents made on two threads at once (as `neardup compare`
-/// does); long ones [`detached`], so that Ctrl-C returns at once. `call`
-/// names the Python call.
-pub fn of_texts(
-    py: Python<'_>,
-    call: &'static str,
-    a: &Bound<'_, PyBytes>,
-    b: &Bound<'_, PyBytes>,
-    params: Params,
-) -> PyResult<neardup::Comparison> {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let (a, b) = (
-        as_str(a, "a").map_err(PyValueError::new_err)?,
-        as_str(b, "b").map_err(PyValueError::new_err)?,
-    );
-    if a.len() + b.len() < DETACHED_BYTES {
-        let workers = Workers::shared()?;
-        return py
-            .detach(|| {
-                let (da, db) =
-                    workers.install(|| rayon::join(|| Doc::new(a, params), || Doc::new(b, params)));
-                neardup::Comparison::of(&da, &db)
-            })
-            .map_err(to_py);
-    }
-    // Copies the detached thread owns: it may outlive the call.
-    let (a, b) = (a.to_owned(), b.to_owned());
-    detached(py, call, move || {
-        // Two threads of its own rather than the rayon pool's, which an
-        // abandoned compare would keep busy.
-        std::thread::scope(|s| {
-            let da = s.spawn(|| Doc::new(&a, params));
-            let db = Doc::new(&b, params);
-            let da = da.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            neardup::Comparison::of(&da, &db)
-        })
-    })?
-    .map_err(to_py)
 }

@@ -4,8 +4,8 @@
 //! `mapInArrow` tasks.
 //!
 //! - [`corpus_files`], [`sort_paths`], [`is_skipped_name`],
-//!   [`is_corpus_name`], [`file_format`]: which files an input is made of,
-//!   and what each holds;
+//!   [`is_corpus_name`], [`_corpus_kind`], [`file_format`]: which files an
+//!   input is made of, and what each holds;
 //! - [`CorpusReader`]: one file (a corpus of any format, or one text
 //!   document) signed by the crate's pipeline, a batch at a time;
 //! - [`sign_lines`]: the lines of a plain JSONL file that Spark split by
@@ -29,7 +29,7 @@ use pyo3::prelude::*;
 
 use crate::batch::{Columns, SignatureBatch};
 use crate::interrupt::{detached, guard, numpy_api, wait};
-use crate::params::{params, Int};
+use crate::params::{given_or_default, params, Int};
 use crate::texts::chunks;
 
 /// `--max-size`'s default: a text, or a JSONL line, over 4 GiB is refused.
@@ -98,6 +98,18 @@ pub fn is_corpus_name(name: &str) -> PyResult<bool> {
     guard("is_corpus_name", || Ok(order::is_corpus_name(name)))
 }
 
+/// `_corpus_kind(name)`: what a file of this name in a directory holds by
+/// the crate's one table of names, `"jsonl"`, `"gzip"`, `"zstd"` or
+/// `"parquet"`, or `None` for one text document. `neardup.spark` asks it
+/// for remote files, whose first bytes it does not read.
+#[pyfunction]
+pub fn _corpus_kind(name: &str) -> PyResult<Option<&'static str>> {
+    guard(
+        "_corpus_kind",
+        || Ok(Format::of_corpus_name(name).map(kind)),
+    )
+}
+
 /// `file_format(path)`: `"jsonl"`, `"gzip"`, `"zstd"` or `"parquet"`, by
 /// the file's first bytes.
 #[pyfunction]
@@ -108,13 +120,18 @@ pub fn file_format(path: &str) -> PyResult<&'static str> {
         std::fs::File::open(path)
             .and_then(|f| f.take(4).read_to_end(&mut head))
             .map_err(|e| value_error(Error::io(path, &e)))?;
-        Ok(match Format::sniff(&head) {
-            Format::Jsonl => "jsonl",
-            Format::Gzip => "gzip",
-            Format::Zstd => "zstd",
-            Format::Parquet => "parquet",
-        })
+        Ok(kind(Format::sniff(&head)))
     })
+}
+
+/// A format's name in Python: lowercase, one word.
+fn kind(format: Format) -> &'static str {
+    match format {
+        Format::Jsonl => "jsonl",
+        Format::Gzip => "gzip",
+        Format::Zstd => "zstd",
+        Format::Parquet => "parquet",
+    }
 }
 
 /// One batch of signed documents, before it becomes Python objects.
@@ -223,20 +240,21 @@ fn read(
 impl CorpusReader {
     #[new]
     #[pyo3(signature = (path, name = None, id_field = "id".to_owned(), text_field = "text".to_owned(),
-        k = Int::new(5), n = Int::new(128), text = false, lossy = false, max_size = MAX_SIZE))]
+        k = None, n = None, text = false, lossy = false, max_size = MAX_SIZE))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         path: String,
         name: Option<String>,
         id_field: String,
         text_field: String,
-        k: Int,
-        n: Int,
+        k: Option<Int>,
+        n: Option<Int>,
         text: bool,
         lossy: bool,
         max_size: u64,
     ) -> PyResult<CorpusReader> {
         guard("CorpusReader", || {
+            let (k, n) = given_or_default(k, n);
             let params = params(&k, &n)?;
             let name = name.unwrap_or_else(|| path.clone());
             // Two batches in flight: the reader runs ahead of Python by one.
@@ -356,7 +374,7 @@ fn send_text(
 /// block.
 #[pyfunction]
 #[pyo3(signature = (values, starts, state, name, id_field = "id", text_field = "text",
-    k = Int::new(5), n = Int::new(128)))]
+    k = None, n = None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn sign_lines<'py>(
     py: Python<'py>,
@@ -366,8 +384,8 @@ pub fn sign_lines<'py>(
     name: &str,
     id_field: &str,
     text_field: &str,
-    k: Int,
-    n: Int,
+    k: Option<Int>,
+    n: Option<Int>,
 ) -> PyResult<(
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i64>>,
@@ -377,6 +395,7 @@ pub fn sign_lines<'py>(
 )> {
     guard("sign_lines", || {
         numpy_api(py, "sign_lines")?;
+        let (k, n) = given_or_default(k, n);
         let params = params(&k, &n)?;
         let fields = Fields {
             id: id_field,

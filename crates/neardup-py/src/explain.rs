@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::error::to_py;
 use crate::interrupt::guard;
-use crate::params::{params, Int};
+use crate::params::{given_or_default, params, Int};
 use crate::texts::{as_str, utf8};
 
 /// `explain(a, b, k=5, base=None)`: a dict with `coverage` (`a`, `b`,
@@ -18,16 +18,19 @@ use crate::texts::{as_str, utf8};
 /// the words shared in passages that are not from a base text. For
 /// people; the verdict and the receipt stay SPEC's, over the whole texts.
 #[pyfunction]
-#[pyo3(signature = (a, b, k = Int::new(5), base = None))]
+#[pyo3(signature = (a, b, k = None, base = None))]
 pub fn explain(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
-    k: Int,
+    k: Option<Int>,
     base: Option<Vec<String>>,
 ) -> PyResult<Py<PyAny>> {
     guard("explain", || {
-        let p = params(&k, &Int::new(128))?;
+        // Passages need shingles, not signatures: the default `n` is only
+        // there to make `Params`.
+        let (k, n) = given_or_default(k, None);
+        let p = params(&k, &n)?;
         let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
         let a = as_str(a.as_bytes(), "a").map_err(PyValueError::new_err)?;
         let b = as_str(b.as_bytes(), "b").map_err(PyValueError::new_err)?;

@@ -7,10 +7,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString, PyType};
 
-use crate::compare::DETACHED_BYTES;
 use crate::error::to_py;
-use crate::interrupt::{detached, guard};
-use crate::params::{params, type_name, Int};
+use crate::interrupt::{detached, guard, DETACHED_BYTES};
+use crate::params::{given_or_default, params, type_name, Int};
 use crate::texts::{as_str, utf8};
 
 /// One document reduced to what a receipt records of it: SHA-256 of its
@@ -134,8 +133,14 @@ pub fn id_json(id: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 /// `neardup.sign(text, k=5, n=128)`: normalizes, shingles and signs one text,
 /// with the GIL released; a long one [`detached`], as `compare` does.
 #[pyfunction]
-#[pyo3(signature = (text, k = Int::new(5), n = Int::new(128)))]
-pub fn sign(py: Python<'_>, text: &Bound<'_, PyAny>, k: Int, n: Int) -> PyResult<Fingerprint> {
+#[pyo3(signature = (text, k = None, n = None))]
+pub fn sign(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    k: Option<Int>,
+    n: Option<Int>,
+) -> PyResult<Fingerprint> {
+    let (k, n) = given_or_default(k, n);
     guard("sign", || {
         let params = params(&k, &n)?;
         let bytes = utf8(text, "text")?;

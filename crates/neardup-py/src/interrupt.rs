@@ -40,6 +40,13 @@ use pyo3::prelude::*;
 /// feels immediate, rarely enough that taking the GIL costs nothing.
 pub const POLL: Duration = Duration::from_millis(50);
 
+/// Texts at least this long (the two of a comparison together) are read on
+/// threads that Ctrl-C can abandon ([`detached`]): a document is one step
+/// of the core, which nothing can stop halfway. Shorter ones take a few
+/// tens of milliseconds at most, too little to be worth a thread and a
+/// copy.
+pub const DETACHED_BYTES: usize = 1 << 20;
+
 /// Asks [`interruptible`] work to give up: set when a signal handler
 /// raised. What the work returns after that is dropped.
 #[derive(Default)]

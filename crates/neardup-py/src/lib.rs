@@ -25,6 +25,7 @@ mod fingerprint;
 mod index;
 mod interrupt;
 mod normalize;
+mod pair;
 mod params;
 mod partition;
 mod receipt;
@@ -58,6 +59,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partition::ids_json, m)?)?;
     m.add_function(wrap_pyfunction!(partition::list_lines, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::_corpus_kind, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::corpus_files, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::file_format, m)?)?;
     m.add_function(wrap_pyfunction!(corpus::is_corpus_name, m)?)?;
@@ -74,7 +76,9 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The Unicode version of the lowercase tables, `"16.0.0"`.
+/// The Unicode version of the lowercase tables, the core's
+/// [`neardup::UNICODE_VERSION`] as `"A.B.C"`: read from the core, never
+/// written here, so the module cannot name another version than it uses.
 fn format_unicode() -> String {
     let (a, b, c) = neardup::UNICODE_VERSION;
     format!("{a}.{b}.{c}")

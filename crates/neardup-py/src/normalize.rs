@@ -3,8 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::compare::DETACHED_BYTES;
-use crate::interrupt::{detached, guard};
+use crate::interrupt::{detached, guard, DETACHED_BYTES};
 use crate::texts::{as_str, utf8};
 
 /// The normalized text (SPEC §1: lowercase, whitespace collapsed and

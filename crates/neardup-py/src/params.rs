@@ -50,6 +50,18 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Int {
     }
 }
 
+/// `k` and `n` as Python passed them, the core's [`Params::DEFAULT`] for
+/// `None`: every call's signature defaults to `None`, so the defaults are
+/// written once, in the core, and `neardup.spark` passes `None` through
+/// rather than copying them.
+pub fn given_or_default(k: Option<Int>, n: Option<Int>) -> (Int, Int) {
+    let default = Params::DEFAULT;
+    (
+        k.unwrap_or(Int::new(default.k() as u64)),
+        n.unwrap_or(Int::new(default.n() as u64)),
+    )
+}
+
 /// Checks `k` and `n` with the core's [`Params::new`], so that the error is
 /// the CLI's: `shingle size k must be 1..=64, got 0`.
 pub fn params(k: &Int, n: &Int) -> PyResult<Params> {

@@ -22,7 +22,7 @@ use pyo3::types::PyType;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
 use crate::interrupt::{guard, numpy_api};
-use crate::params::Int;
+use crate::params::{given_or_default, Int};
 use crate::scan::{plan, ThresholdArg};
 
 /// A pair's slot-match count in the arrays returned here when it has
@@ -41,18 +41,18 @@ impl ScanPlan {
     /// R] [--recall exact]`, checked as the CLI checks them.
     #[new]
     #[pyo3(signature = (
-        threshold = ThresholdArg::DEFAULT,
-        k = Int::new(5),
-        n = Int::new(128),
+        threshold = None,
+        k = None,
+        n = None,
         bands = None,
         rows = None,
         recall = "probable",
     ))]
     fn new(
         py: Python<'_>,
-        threshold: ThresholdArg,
-        k: Int,
-        n: Int,
+        threshold: Option<ThresholdArg>,
+        k: Option<Int>,
+        n: Option<Int>,
         bands: Option<Int>,
         rows: Option<Int>,
         recall: &str,
@@ -60,6 +60,8 @@ impl ScanPlan {
         guard("ScanPlan", || {
             // Its methods make numpy arrays, in Spark's Python workers too.
             numpy_api(py, "ScanPlan")?;
+            let threshold = threshold.unwrap_or(ThresholdArg::DEFAULT);
+            let (k, n) = given_or_default(k, n);
             plan(threshold, &k, &n, (bands, rows), recall).map(ScanPlan)
         })
     }

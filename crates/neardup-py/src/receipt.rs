@@ -61,7 +61,7 @@ impl Receipt {
                 .map_err(|e| PyValueError::new_err(format!("sha256: {e}")))?;
             let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
             let claimed = self.0;
-            let actual = crate::compare::of_texts(py, "Receipt.verify", &a, &b, claimed.params)?;
+            let actual = crate::pair::of_texts(py, "Receipt.verify", &a, &b, claimed.params)?;
             Ok(claimed
                 .check(&actual.receipt, expected.as_ref())
                 .mismatches

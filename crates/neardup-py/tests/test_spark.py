@@ -254,6 +254,32 @@ def test_a_directory_of_documents_equals_neardup_scan(cli, spark, documents, tmp
         assert got[x] == want[x], x
 
 
+# Each name with what the crate's one table says it holds (None: one text
+# document).
+CORPUS_KINDS = [
+    ("a.jsonl", "jsonl"), ("d/a.ndjson", "jsonl"), ("a.jsonl.gz", "gzip"),
+    ("a.ndjson.gz", "gzip"), ("a.jsonl.zst", "zstd"), ("a.jsonl.zstd", "zstd"),
+    ("a.ndjson.zst", "zstd"), ("a.parquet", "parquet"), ("a.gz", None),
+    ("a.txt.gz", None), ("a.txt.zst", None), ("a.parquet.gz", None),
+    ("jsonl", None), ("a.txt", None), ("a.docx", None),
+]
+
+
+@pytest.mark.parametrize("name,kind", CORPUS_KINDS)
+def test_spark_reads_names_by_the_crates_table(name, kind):
+    """A remote file is a corpus for Spark exactly when a local one is for
+    ``neardup scan``: both ask the crate."""
+    from neardup import _neardup
+    from neardup.spark import inputs
+    assert _neardup._corpus_kind(name) == kind
+    assert _neardup.is_corpus_name(name) == (kind is not None)
+    if kind in ("zstd", "parquet"):
+        with pytest.raises(ValueError, match="reads remote inputs as JSONL"):
+            inputs._remote_kind(name, name)
+    else:
+        assert inputs._remote_kind(name, name) == ("document" if kind is None else "jsonl")
+
+
 def test_bad_input_names_the_file_and_line(spark, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "text": "a b c"}\n\n{"id": 2}\n', encoding="utf-8")

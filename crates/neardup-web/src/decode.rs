@@ -2,7 +2,7 @@
 //! the user asks, SPEC §1), or a document's text extracted by
 //! `neardup_extract`, exactly as the CLI reads files.
 
-use neardup_extract::{Format, Limits, Options};
+use neardup_extract::{Error, Format, Limits, Options};
 
 /// What a plain text's UTF-8 error adds: the page's way to read it anyway.
 pub(crate) const LOSSY_HINT: &str =
@@ -43,18 +43,8 @@ pub fn decode(
     file: Option<&str>,
     lossy: bool,
 ) -> Result<Decoded, String> {
-    let format =
-        neardup_extract::format::detect(&bytes, file).map_err(|e| format!("{name}: {e}"))?;
-    if format == Format::Text {
-        let text = neardup::decode(bytes, lossy).map_err(|e| format!("{name}: {e}{LOSSY_HINT}"))?;
-        return Ok(Decoded {
-            text,
-            format,
-            warnings: Vec::new(),
-        });
-    }
     let opts = Options {
-        format: Some(format),
+        format: None,
         lossy,
         // The browser's memory is the cap: a wasm32 heap holds at most 4 GiB.
         limits: Limits {
@@ -62,7 +52,10 @@ pub fn decode(
             ..Limits::default()
         },
     };
-    let got = neardup_extract::extract(&bytes, file, &opts).map_err(|e| format!("{name}: {e}"))?;
+    let got = neardup_extract::extract_owned(bytes, file, &opts).map_err(|e| match e {
+        Error::Text(e) => format!("{name}: {e}{LOSSY_HINT}"),
+        e => format!("{name}: {e}"),
+    })?;
     Ok(Decoded {
         text: got.text,
         format: got.format,

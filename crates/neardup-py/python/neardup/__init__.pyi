@@ -63,27 +63,34 @@ def from_file(path: str | os.PathLike[str], format: str | None = None, *,
     """The text of a file, read as ``neardup compare`` reads it: plain
     text, or a document's extracted text (see :func:`extract`)."""
 
-def explain(a: str, b: str, k: int = 5, base: Optional[list[str]] = None) -> dict[str, Any]:
+def explain(
+    a: str, b: str, k: Optional[int] = None, base: Optional[list[str]] = None
+) -> dict[str, Any]:
     """The passages ``a`` and ``b`` share: the ``coverage`` and ``passages``
     that ``neardup compare --explain --json`` adds to its object, the same
     values. With ``base`` (base texts: an assignment's prompt, a template)
     also ``shared_outside_base``: the words shared in passages that no base
     text holds, each text's share of them (``a``, ``b``) and the counts, as
     ``--base FILE`` gives. Evidence for people: the verdict and the receipt
-    stay SPEC's, over the whole texts. GIL released."""
-
-def compare(a: str, b: str, k: int = 5, n: int = 128) -> "Comparison":
-    """Compares text ``a`` with text ``b`` (the order matters for the receipt).
-
-    Raises ``ValueError`` for ``k`` outside 1..=64 or ``n`` outside 16..=256
-    and ``TypeError`` for a text that is not a ``str``. Runs with the GIL
+    stay SPEC's, over the whole texts. ``k`` is 5 when ``None``. GIL
     released."""
 
-def sign(text: str, k: int = 5, n: int = 128) -> "Fingerprint":
+def compare(a: str, b: str, k: Optional[int] = None, n: Optional[int] = None) -> "Comparison":
+    """Compares text ``a`` with text ``b`` (the order matters for the receipt).
+
+    ``k`` and ``n`` are 5 and 128 when ``None`` (the core's defaults, as
+    for every call below). Raises ``ValueError`` for ``k`` outside 1..=64 or
+    ``n`` outside 16..=256 and ``TypeError`` for a text that is not a
+    ``str``. Runs with the GIL released."""
+
+def sign(text: str, k: Optional[int] = None, n: Optional[int] = None) -> "Fingerprint":
     """Normalizes, shingles and signs one text (GIL released)."""
 
 def sign_batch(
-    texts: Texts, k: int = 5, n: int = 128, threads: Optional[int] = None
+    texts: Texts,
+    k: Optional[int] = None,
+    n: Optional[int] = None,
+    threads: Optional[int] = None,
 ) -> "SignatureBatch":
     """Signs every text on ``threads`` worker threads (default: all cores, or
     ``RAYON_NUM_THREADS``), with the GIL released. A pyarrow array is read
@@ -376,15 +383,16 @@ class ScanPlan:
 
     def __init__(
         self,
-        threshold: Union[float, str] = 0.75,
-        k: int = 5,
-        n: int = 128,
+        threshold: Union[float, str, None] = None,
+        k: Optional[int] = None,
+        n: Optional[int] = None,
         bands: Optional[int] = None,
         rows: Optional[int] = None,
         recall: Literal["probable", "exact"] = "probable",
     ) -> None:
         """The plan ``neardup scan --threshold T -k K -n N [--bands B
-        --rows R] [--recall exact]`` uses, checked as the CLI checks them."""
+        --rows R] [--recall exact]`` uses, checked as the CLI checks them;
+        ``None`` is the CLI's default (0.75, 5, 128)."""
     k: int
     n: int
     bands: int

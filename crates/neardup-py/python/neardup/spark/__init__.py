@@ -128,9 +128,9 @@ def _settings(threshold, k, n, bands, rows, recall):
 
 def _scan_plan(threshold, k, n, bands, rows, recall):
     """The plan of a scan, with ``neardup scan``'s defaults for the settings
-    not given."""
-    return _neardup.ScanPlan(0.75 if threshold is None else threshold, 5 if k is None else k,
-                             128 if n is None else n, bands, rows,
+    not given: ``None`` is passed through, and the crate fills in the core's
+    defaults."""
+    return _neardup.ScanPlan(threshold, k, n, bands, rows,
                              "probable" if recall is None else recall)
 
 

@@ -132,10 +132,11 @@ def _remote_files(spark, path):
 def _remote_kind(rel, name):
     # Spark's text reader splits plain JSONL and decompresses gzip by name;
     # binaryFile reads documents; the crate reads other corpora, and only
-    # local files.
-    if not _neardup.is_corpus_name(rel):
+    # local files. What a name holds is the crate's one table.
+    kind = _neardup._corpus_kind(rel)
+    if kind is None:
         return "document"
-    if not rel.endswith((".zst", ".parquet")):
+    if kind in ("jsonl", "gzip"):
         return "jsonl"
     raise ValueError("'%s': neardup.spark reads remote inputs as JSONL (plain or .gz); "
                      "copy other files to a local path, or pass a DataFrame to "
@@ -246,11 +247,12 @@ def _sign_whole(spark, files, id_field, text_field, k, n):
     return table.repartition(parts).mapInArrow(sign, schema)
 
 
-def read(spark, inputs, against=(), id_field="id", text_field="text", k=5, n=128):
+def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=None):
     """Signs corpora (JSONL plain, gzip or zstd, Parquet) and text files (a
     directory gives its files in ``neardup scan``'s order), numbering
     documents as ``neardup scan`` does: ``against`` first, then ``inputs``,
-    each file in line (row) order; blank lines are skipped. Returns the
+    each file in line (row) order; blank lines are skipped. ``k`` and ``n``
+    default (``None``) to the core's, as every call of the crate does. Returns the
     signed documents, one row each, that :func:`scan_files` scans."""
     frames, whole, documents = [], [], []
     index = 0
