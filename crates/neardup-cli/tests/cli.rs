@@ -485,8 +485,12 @@ fn version_names_the_extractor_algorithm_and_unicode() {
         neardup_extract::VERSION
     );
     assert_eq!(s, want);
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../EXTRACT.md")).unwrap();
-    assert!(doc.contains("shown in `--version`"), "EXTRACT.md no longer says so");
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../EXTRACT.md")).unwrap();
+    assert!(
+        doc.contains("shown in `--version`"),
+        "EXTRACT.md no longer says so"
+    );
 }
 
 #[test]

@@ -28,7 +28,7 @@ use pyo3::types::{PyDict, PyInt, PyList, PyType};
 use crate::batch::{sign_all, SignatureBatch};
 use crate::error::{index_to_py, to_py};
 use crate::interrupt::{detached, guard, numpy_api};
-use crate::params::Int;
+use crate::params::{given_or_default, Int};
 use crate::partition::{optional_rows, pair_arrays, rows_of, U32s, NO_MATCHES};
 use crate::scan::{id_list, plan, receipts, unique_ids, Docs, ScanResult, ThresholdArg};
 use crate::workers::Workers;
@@ -251,8 +251,8 @@ impl Index {
     #[classmethod]
     #[pyo3(signature = (
         path,
-        k = Int::new(5),
-        n = Int::new(128),
+        k = None,
+        n = None,
         threshold = ThresholdArg::DEFAULT,
         recall = "probable",
         bands = None,
@@ -263,14 +263,15 @@ impl Index {
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
         path: PathBuf,
-        k: Int,
-        n: Int,
+        k: Option<Int>,
+        n: Option<Int>,
         threshold: ThresholdArg,
         recall: &str,
         bands: Option<Int>,
         rows: Option<Int>,
     ) -> PyResult<Index> {
         guard("Index.create", || {
+            let (k, n) = given_or_default(k, n);
             let plan = plan(threshold, &k, &n, (bands, rows), recall)?;
             let writer = py
                 .detach(|| Writer::create(&path, &plan))

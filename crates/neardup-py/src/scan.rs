@@ -17,7 +17,7 @@ use crate::batch::sign_all;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
 use crate::interrupt::{detached, guard, interruptible};
-use crate::params::{params, type_name, Int};
+use crate::params::{given_or_default, params, type_name, Int};
 use crate::receipt::Receipt as PyReceipt;
 use crate::workers::Workers;
 
@@ -329,8 +329,8 @@ type ScanState = (
     ids,
     texts,
     threshold = ThresholdArg::DEFAULT,
-    k = Int::new(5),
-    n = Int::new(128),
+    k = None,
+    n = None,
     against = None,
     bands = None,
     rows = None,
@@ -343,8 +343,8 @@ pub fn scan(
     ids: &Bound<'_, PyAny>,
     texts: &Bound<'_, PyAny>,
     threshold: ThresholdArg,
-    k: Int,
-    n: Int,
+    k: Option<Int>,
+    n: Option<Int>,
     against: Option<&Bound<'_, PyAny>>,
     bands: Option<Int>,
     rows: Option<Int>,
@@ -352,6 +352,7 @@ pub fn scan(
     recall: &str,
 ) -> PyResult<ScanResult> {
     guard("scan", || {
+        let (k, n) = given_or_default(k, n);
         let plan = plan(threshold, &k, &n, (bands, rows), recall)?;
         let params = plan.params();
         let workers = Workers::new(threads.as_ref())?;

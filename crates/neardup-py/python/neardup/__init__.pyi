@@ -102,8 +102,8 @@ def scan(
     ids: Iterable[Union[str, int]],
     texts: Texts,
     threshold: Union[float, str] = 0.75,
-    k: int = 5,
-    n: int = 128,
+    k: Optional[int] = None,
+    n: Optional[int] = None,
     against: Optional[Tuple[Iterable[Union[str, int]], Texts]] = None,
     bands: Optional[int] = None,
     rows: Optional[int] = None,
@@ -115,7 +115,8 @@ def scan(
     cluster its first document: the same result as ``neardup scan`` on the
     same documents, ids and order (the core's scan, run in memory).
 
-    ``ids`` are unique ``str`` or ``int``. ``threshold`` is read exactly as
+    ``ids`` are unique ``str`` or ``int``. ``k`` and ``n`` default (``None``)
+    to the core's 5 and 128. ``threshold`` is read exactly as
     ``--threshold`` (0 < T <= 1, at most 4 decimals). ``against`` is an
     existing corpus ``(ids, texts)``: only pairs with a new document are
     reported, and its documents are never dropped. ``bands``/``rows``
@@ -178,8 +179,8 @@ class Index:
     def create(
         cls,
         path: Union[str, os.PathLike[str]],
-        k: int = 5,
-        n: int = 128,
+        k: Optional[int] = None,
+        n: Optional[int] = None,
         threshold: Union[float, str] = 0.75,
         recall: Literal["probable", "exact"] = "probable",
         bands: Optional[int] = None,
