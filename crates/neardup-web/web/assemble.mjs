@@ -41,13 +41,25 @@ function gzipLines(data) {
   lines.push(gz.subarray(at).toString('base64'));
   return lines.join('\n');
 }
+// The core's defaults and versions (nd_about, see src/about.rs), asked of
+// the very wasm the page embeds: the page's inputs start at the core's
+// defaults and its footer names the extractor without either being
+// written again here (app/about.js applies them as the page starts).
+async function about(bytes) {
+  const { instance } = await WebAssembly.instantiate(bytes, { neardup: { progress() {}, progress_count() {} } });
+  const x = instance.exports;
+  const len = x.nd_about();
+  return new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.nd_out(), len));
+}
+
+const aboutJson = await about(wasm);
 const style = read('style.css');
 const script = joinModules(join(here, 'app'), 'main.js');
 const worker = read('worker.js');
 // The readable reference: its own text/plain block, shown as it is in
 // view-source; the page joins it to the worker (see app/engine.js).
 const reference = read('reference.js');
-for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'reference.js': reference, 'style.css': style })) {
+for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'reference.js': reference, 'style.css': style, nd_about: aboutJson })) {
   if (/<\/(script|style)/i.test(text)) throw new Error(`${name} must not contain a closing </script> or </style> tag`);
 }
 
@@ -73,6 +85,7 @@ const parts = {
   SCRIPT: script,
   WORKER: worker,
   REFERENCE: reference,
+  ABOUT: aboutJson,
   WASM_SHA256: sha256(wasm, 'hex'),
   WASM_B64: gzipLines(wasm),
 };
