@@ -100,4 +100,8 @@ for (const [key, value] of Object.entries(parts)) {
   html = html.split(mark).join(value);
 }
 writeFileSync(outPath, html);
-console.log(`${outPath}: ${html.length} bytes; wasm ${wasm.length} bytes, sha256 ${parts.WASM_SHA256}`);
+console.log(`${outPath}: ${Buffer.byteLength(html)} bytes; wasm ${wasm.length} bytes, sha256 ${parts.WASM_SHA256}`);
+// The crate README's size line, as web/tests/build.test.mjs checks it
+// against the committed page (sizes in KB of 1,000 bytes, to the nearest 10).
+const kb = (bytes) => `${(Math.round(bytes / 10_000) * 10).toLocaleString('en-US')} KB`;
+console.log(`README: The page is ${kb(Buffer.byteLength(html))}, of which the wasm (${kb(wasm.length)}) is ${kb(parts.WASM_B64.length)} of gzip in base64.`);
