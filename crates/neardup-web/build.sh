@@ -26,7 +26,16 @@ done
 # Size and determinism settings for this build only (the workspace's release
 # profile stays as it is). Paths are remapped so the wasm does not depend on
 # where the repository or the cargo home is.
-export CARGO_PROFILE_RELEASE_OPT_LEVEL=3
+#
+# Size: everything is optimized for size ("z"), the document readers and
+# their parsers (html5ever, lopdf, zip, encoding tables) being most of the
+# wasm, except the crates that a Compare spends its time in: the core
+# (normalize, shingle, sign) and SHA-256, kept at opt-level 3 so that a
+# Compare is as fast as before (see the crate's README, Size).
+# (Cargo takes a package's override from --config only, not from the
+# environment.)
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=z
+hot=(--config 'profile.release.package.neardup.opt-level=3' --config 'profile.release.package.sha2.opt-level=3')
 export CARGO_PROFILE_RELEASE_LTO=fat
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export CARGO_PROFILE_RELEASE_PANIC=abort
@@ -36,11 +45,11 @@ cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 # RUSTFLAGS replaces .cargo/config.toml's target rustflags: repeat its
 # getrandom backend (see there).
 export RUSTFLAGS="--remap-path-prefix=$root=/neardup --remap-path-prefix=$cargo_home=/cargo --cfg getrandom_backend=\"unsupported\""
-(cd "$root" && cargo build --quiet -p neardup-web --release --target wasm32-unknown-unknown --target-dir "$target")
+(cd "$root" && cargo build --quiet "${hot[@]}" -p neardup-web --release --target wasm32-unknown-unknown --target-dir "$target")
 
 mkdir -p "$dist"
 raw="$target/wasm32-unknown-unknown/release/neardup_web.wasm"
-wasm-opt -O3 --strip-debug --strip-producers \
+wasm-opt -Oz --strip-debug --strip-producers \
   --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$raw" -o "$dist/neardup.wasm"

@@ -5,8 +5,10 @@
 //! request, then text A, then text B), copies the bytes in, and hands the
 //! buffers to [`nd_compare`], [`nd_verify`] or [`nd_explain`], which take ownership and free
 //! them. [`nd_collection`] takes the request and one buffer holding every
-//! document, one after another; [`nd_report`] likewise, base texts last. Each export returns the length of its JSON answer, which stays in
-//! a module-owned buffer at [`nd_out`] until the next call.
+//! document, one after another; [`nd_report`] likewise, base texts last;
+//! [`nd_about`] takes nothing. Each export returns the length of its JSON
+//! answer, which stays in a module-owned buffer at [`nd_out`] until the
+//! next call.
 
 #![allow(unsafe_code)]
 
@@ -16,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::compare::failure;
-use crate::{collection, compare, explain, report_json, verify, CollectionStage, Stage};
+use crate::{about, collection, compare, explain, report_json, verify, CollectionStage, Stage};
 
 #[link(wasm_import_module = "neardup")]
 extern "C" {
@@ -140,56 +142,44 @@ unsafe fn run_on_data<R: DeserializeOwned>(
     })
 }
 
-/// Compares; the request is a [`crate::CompareRequest`] as JSON.
-///
-/// # Safety
-/// Each (pointer, length) pair must come from its own [`nd_alloc`] call and
-/// is consumed.
-#[no_mangle]
-pub unsafe extern "C" fn nd_compare(
-    req: *mut u8,
-    req_len: usize,
-    a: *mut u8,
-    a_len: usize,
-    b: *mut u8,
-    b_len: usize,
-) -> usize {
-    // SAFETY: the caller's contract, passed on.
-    unsafe { run(req, req_len, a, a_len, b, b_len, compare) }
+/// Defines an export over a request and two documents, which hands them to
+/// [`run`] with `work`: one definition, so that the three exports cannot
+/// drift apart in their signature, their contract or their safety argument.
+macro_rules! two_document_export {
+    ($(#[$doc:meta])* $name:ident => $work:path) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Each (pointer, length) pair must come from its own [`nd_alloc`]
+        /// call and is consumed.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            req: *mut u8,
+            req_len: usize,
+            a: *mut u8,
+            a_len: usize,
+            b: *mut u8,
+            b_len: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { run(req, req_len, a, a_len, b, b_len, $work) }
+        }
+    };
 }
 
-/// Verifies; the request is a [`crate::VerifyRequest`] as JSON.
-///
-/// # Safety
-/// As for [`nd_compare`].
-#[no_mangle]
-pub unsafe extern "C" fn nd_verify(
-    req: *mut u8,
-    req_len: usize,
-    a: *mut u8,
-    a_len: usize,
-    b: *mut u8,
-    b_len: usize,
-) -> usize {
-    // SAFETY: the caller's contract, passed on.
-    unsafe { run(req, req_len, a, a_len, b, b_len, verify) }
+two_document_export! {
+    /// Compares; the request is a [`crate::CompareRequest`] as JSON.
+    nd_compare => compare
 }
 
-/// Explains; the request is a [`crate::ExplainRequest`] as JSON.
-///
-/// # Safety
-/// As for [`nd_compare`].
-#[no_mangle]
-pub unsafe extern "C" fn nd_explain(
-    req: *mut u8,
-    req_len: usize,
-    a: *mut u8,
-    a_len: usize,
-    b: *mut u8,
-    b_len: usize,
-) -> usize {
-    // SAFETY: the caller's contract, passed on.
-    unsafe { run(req, req_len, a, a_len, b, b_len, explain) }
+two_document_export! {
+    /// Verifies; the request is a [`crate::VerifyRequest`] as JSON.
+    nd_verify => verify
+}
+
+two_document_export! {
+    /// Explains; the request is a [`crate::ExplainRequest`] as JSON.
+    nd_explain => explain
 }
 
 /// Scans a collection; the request is a [`crate::CollectionRequest`] as
@@ -227,6 +217,13 @@ pub unsafe extern "C" fn nd_report(
 ) -> usize {
     // SAFETY: the caller's contract, passed on.
     unsafe { run_on_data(req, req_len, data, data_len, report_json) }
+}
+
+/// [`crate::about`]'s JSON: the core's defaults and versions, which
+/// `web/assemble.mjs` asks this wasm for when it builds the page.
+#[no_mangle]
+pub extern "C" fn nd_about() -> usize {
+    answer(&about())
 }
 
 /// SHA-256 of a buffer, as 64 hex digits: the page's fallback for showing

@@ -21,6 +21,7 @@
 
 #![deny(unsafe_code)]
 
+mod about;
 mod collection;
 mod compare;
 mod decode;
@@ -31,6 +32,7 @@ mod report;
 mod stage;
 mod verify;
 
+pub use about::about;
 pub use collection::{collection, CollectionRequest, DEFAULT_MAP_LIMIT};
 pub use compare::{compare, CompareRequest};
 pub use decode::{decode, Decoded};

@@ -41,13 +41,25 @@ function gzipLines(data) {
   lines.push(gz.subarray(at).toString('base64'));
   return lines.join('\n');
 }
+// The core's defaults and versions (nd_about, see src/about.rs), asked of
+// the very wasm the page embeds: the page's inputs start at the core's
+// defaults and its footer names the extractor without either being
+// written again here (app/about.js applies them as the page starts).
+async function about(bytes) {
+  const { instance } = await WebAssembly.instantiate(bytes, { neardup: { progress() {}, progress_count() {} } });
+  const x = instance.exports;
+  const len = x.nd_about();
+  return new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.nd_out(), len));
+}
+
+const aboutJson = await about(wasm);
 const style = read('style.css');
 const script = joinModules(join(here, 'app'), 'main.js');
 const worker = read('worker.js');
 // The readable reference: its own text/plain block, shown as it is in
 // view-source; the page joins it to the worker (see app/engine.js).
 const reference = read('reference.js');
-for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'reference.js': reference, 'style.css': style })) {
+for (const [name, text] of Object.entries({ 'app/*.js': script, 'worker.js': worker, 'reference.js': reference, 'style.css': style, nd_about: aboutJson })) {
   if (/<\/(script|style)/i.test(text)) throw new Error(`${name} must not contain a closing </script> or </style> tag`);
 }
 
@@ -73,6 +85,7 @@ const parts = {
   SCRIPT: script,
   WORKER: worker,
   REFERENCE: reference,
+  ABOUT: aboutJson,
   WASM_SHA256: sha256(wasm, 'hex'),
   WASM_B64: gzipLines(wasm),
 };
@@ -87,4 +100,8 @@ for (const [key, value] of Object.entries(parts)) {
   html = html.split(mark).join(value);
 }
 writeFileSync(outPath, html);
-console.log(`${outPath}: ${html.length} bytes; wasm ${wasm.length} bytes, sha256 ${parts.WASM_SHA256}`);
+console.log(`${outPath}: ${Buffer.byteLength(html)} bytes; wasm ${wasm.length} bytes, sha256 ${parts.WASM_SHA256}`);
+// The crate README's size line, as web/tests/build.test.mjs checks it
+// against the committed page (sizes in KB of 1,000 bytes, to the nearest 10).
+const kb = (bytes) => `${(Math.round(bytes / 10_000) * 10).toLocaleString('en-US')} KB`;
+console.log(`README: The page is ${kb(Buffer.byteLength(html))}, of which the wasm (${kb(wasm.length)}) is ${kb(parts.WASM_B64.length)} of gzip in base64.`);

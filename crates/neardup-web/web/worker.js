@@ -91,7 +91,7 @@ const COLLECTION_STEPS = [
   ['Signing the documents', 5.8],
   ['Scanning for pairs', 0.1],
   ['Building the receipts', 0.5],
-  ['Clustering at 0.75', 0.1],
+  ['Clustering', 0.1],
   ['Drawing the heat map', 0.1],
 ];
 
@@ -115,7 +115,9 @@ async function collection(msg, post) {
   };
   let stage = -1;
   const instance = await instantiate(() => {}, (code, done, of) => {
-    const [name, cost] = COLLECTION_STEPS[code];
+    const [step, cost] = COLLECTION_STEPS[code];
+    // The clusters are at scan's default threshold, which the page has from the core.
+    const name = code === 3 ? `${step} at ${msg.clustersAt}` : step;
     const part = of > 0 ? done / of : 0;
     const count = code === 2 && of > 1 ? ` (${done} of ${of})` : '';
     tell(before[code] + part * (before[code + 1] - before[code]), name + count, code !== stage);

@@ -1,8 +1,7 @@
 // The Collection tab's heat map of every pair's similarity.
 import { $ } from './dom.js';
 import { pct } from './format.js';
-import { collection } from './collection.js';
-import { openPair } from './pair.js';
+import { collection, emit, on } from './state.js';
 
 // The heat map: one cell per two documents, each group of pairs at the
 // threshold kept together so that near-duplicates form blocks.
@@ -113,7 +112,7 @@ canvas.addEventListener('mousemove', (e) => {
 canvas.addEventListener('mouseleave', () => (tip.hidden = true));
 canvas.addEventListener('click', (e) => {
   const c = mapCell(e);
-  if (c) openPair(c.pair || { a: c.a, b: c.b, verdict: null, receipt: null });
+  if (c) emit('open-pair', c.pair || { a: c.a, b: c.b, verdict: null, receipt: null });
 });
 let resizeTimer = 0;
 window.addEventListener('resize', () => {
@@ -121,3 +120,6 @@ window.addEventListener('resize', () => {
   resizeTimer = setTimeout(drawMap, 100);
 });
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', drawMap);
+on('collection', drawMap);
+// A hidden panel has no width: the heat map is drawn when it shows.
+on('tab', (tab) => tab.id === 'tab-collection' && drawMap());

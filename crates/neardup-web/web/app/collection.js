@@ -2,13 +2,13 @@
 import { $, saveText, showError } from './dom.js';
 import { fmtBytes, fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
-import { drawMap } from './collection-map.js';
+import { collection, emit } from './state.js';
+import { about } from './about.js';
 
 // Ids are the files' paths as the command line prints them (see the rule
 // under the form); the engine numbers and sorts the documents itself.
 const MAX_ROWS = 1000;
 const MAP_LIMIT = 200;
-export const collection = { files: [], result: null };
 
 function chooseFiles(list) {
   collection.files = list;
@@ -108,6 +108,7 @@ $('collection-form').addEventListener('submit', async (e) => {
     job = await runJob('collection', {
       op: 'collection',
       files,
+      clustersAt: about.threshold,
       request: {
         k: raw('collection-k'),
         n: raw('collection-n'),
@@ -250,16 +251,14 @@ function showCollection(r) {
     return li;
   }));
   $('collection-clusters-note').textContent = r.clusters.length
-    ? 'Near-duplicate clusters (0.75, as neardup scan --clusters at its default threshold): each keeps its first document in path order.'
-    : 'No two documents are near-duplicates (0.75): nothing to cluster.';
+    ? `Near-duplicate clusters (${about.threshold}, as neardup scan --clusters at its default threshold): each keeps its first document in path order.`
+    : `No two documents are near-duplicates (${about.threshold}): nothing to cluster.`;
 
   $('collection-map-note').textContent = !r.map
     ? `The heat map shows up to ${MAP_LIMIT} documents; this collection has ${fmtInt(n)}, so only the table is shown.`
     : n < 2 ? 'The heat map needs two documents.' : '';
-  drawMap();
+  emit('collection');
 }
-
-// The heat map: one cell per two documents, each group of pairs at the
 
 const stamp = () => `${collection.result.documents.length}docs-${collection.result.threshold}`;
 $('collection-download-pairs').addEventListener('click', () => saveText(`neardup-pairs-${stamp()}.jsonl`, collection.result.pairs_jsonl, 'application/jsonl'));

@@ -2,7 +2,7 @@
 // collection), as the Compare, Verify and Evidence tabs read them.
 import { $ } from './dom.js';
 import { fmtBytes, fmtInt } from './format.js';
-import { forgetPair } from './pair.js';
+import { emit } from './state.js';
 
 const docs = { a: { file: null }, b: { file: null } };
 
@@ -60,12 +60,12 @@ for (const key of ['a', 'b']) {
   const card = $(`doc-${key}`);
   area.addEventListener('input', () => {
     updateCount(key);
-    forgetPair();
+    emit('documents-replaced');
   });
   $(`open-${key}`).addEventListener('click', () => input.click());
-  input.addEventListener('change', () => input.files[0] && (forgetPair(), setFile(key, input.files[0])));
+  input.addEventListener('change', () => input.files[0] && (emit('documents-replaced'), setFile(key, input.files[0])));
   $(`clear-${key}`).addEventListener('click', () => {
-    forgetPair();
+    emit('documents-replaced');
     setFile(key, null);
     area.focus();
   });
@@ -80,7 +80,7 @@ for (const key of ['a', 'b']) {
     e.preventDefault();
     card.classList.remove('drop');
     const f = e.dataTransfer.files[0];
-    if (f) forgetPair(), setFile(key, f);
+    if (f) emit('documents-replaced'), setFile(key, f);
   });
 }
 // A file dropped anywhere else must not navigate away from the page.

@@ -1,6 +1,7 @@
 // neardup page: UI on the main thread; all work happens in a worker
 // (engine.js). One module per tab, plus what they share; assemble.mjs joins
 // them into the page's one inline script.
+import './about.js';
 import './engine.js';
 import './documents.js';
 import './tabs.js';

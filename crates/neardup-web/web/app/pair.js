@@ -1,13 +1,13 @@
 // A pair of the collection, opened in Evidence and Verify.
 import { $ } from './dom.js';
 import { setFile } from './documents.js';
-import { collection } from './collection.js';
 import { selectTab } from './tabs.js';
+import { collection, on } from './state.js';
 
 let fromPair = null;
 
 /** The Evidence banner belongs to the pair it came from; new documents end it. */
-export function forgetPair() {
+function forgetPair() {
   fromPair = null;
   $('evidence-from').hidden = true;
 }
@@ -23,7 +23,7 @@ async function loadPair(p) {
   $('evidence-from').hidden = false;
 }
 
-export async function openPair(p) {
+async function openPair(p) {
   await loadPair(p);
   $('evidence-k').value = String(collection.result.k);
   selectTab($('tab-evidence'), false);
@@ -62,3 +62,5 @@ $('evidence-back').addEventListener('click', () => {
   const row = fromPair && pairsBody.querySelector(`tr[data-pair="${collection.result.pairs.indexOf(fromPair)}"]`);
   if (row) row.focus();
 });
+on('documents-replaced', forgetPair);
+on('open-pair', openPair);

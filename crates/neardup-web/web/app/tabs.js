@@ -1,7 +1,7 @@
 // The tabs (WAI-ARIA tabs pattern: arrows move, Home/End jump), and
 // Ctrl+Enter, which runs the selected tab.
 import { $ } from './dom.js';
-import { drawMap } from './collection-map.js';
+import { emit } from './state.js';
 
 const tabs = Array.from(document.querySelectorAll('[role=tab]'));
 export function selectTab(tab, focus) {
@@ -12,8 +12,7 @@ export function selectTab(tab, focus) {
     $(t.getAttribute('aria-controls')).hidden = !on;
   }
   if (focus) tab.focus();
-  // A hidden panel has no width: the heat map is drawn when it shows.
-  if (tab.id === 'tab-collection') drawMap();
+  emit('tab', tab);
 }
 for (const tab of tabs) {
   tab.addEventListener('click', () => selectTab(tab, false));

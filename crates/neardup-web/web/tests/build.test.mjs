@@ -2,10 +2,11 @@
 // the committed neardup.html is that output.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { dist, pagePath, root } from './harness.mjs';
 
 test('a second build is byte-identical to dist/ and to the committed neardup.html', () => {
@@ -34,4 +35,20 @@ test('the wasm imports only the two progress callbacks the worker gives it', asy
   const module = await WebAssembly.compile(readFileSync(join(dist, 'neardup.wasm')));
   const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`).sort();
   assert.deepEqual(imports, ['neardup.progress', 'neardup.progress_count']);
+});
+
+test("the crate README's size line is the committed page's (as build.sh prints it)", () => {
+  const readme = readFileSync(join(root, 'crates/neardup-web/README.md'), 'utf8');
+  const line = readme.replace(/\s+/g, ' ').match(/The page is ([\d,]+) KB, of which the wasm \(([\d,]+) KB\) is ([\d,]+) KB of gzip in base64\./);
+  assert.ok(line, 'the README has the size line that build.sh prints');
+  const [page, wasm, embedded] = line.slice(1).map((kb) => Number(kb.replace(/,/g, '')));
+  const html = readFileSync(pagePath, 'latin1');
+  const b64 = html.match(/id="wasm-b64" data-sha256="[0-9a-f]{64}">([^<]*)<\/script>/)[1];
+  const bytes = gunzipSync(Buffer.concat(b64.split('\n').map((l) => Buffer.from(l, 'base64')))).length;
+  // To the nearest 10 KB of 1,000 bytes, so that a small change of the page need not touch the README.
+  const kb10 = (n) => Math.round(n / 10_000) * 10;
+  const fix = 'run scripts/build-page and copy its "README:" line into crates/neardup-web/README.md';
+  assert.equal(page, kb10(statSync(pagePath).size), `the page's size: ${fix}`);
+  assert.equal(wasm, kb10(bytes), `the wasm's size: ${fix}`);
+  assert.equal(embedded, kb10(b64.length), `the embedded wasm's size: ${fix}`);
 });

@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { compare, launch, openPage, root, vectorsDir } from './harness.mjs';
 
+function run(args) {
+  return process.env.NEARDUP_BIN
+    ? execFileSync(process.env.NEARDUP_BIN, args, { cwd: root, encoding: 'utf8' })
+    : execFileSync('cargo', ['run', '--quiet', '-p', 'neardup-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
+}
+
 function cli(a, b, k, n) {
-  const args = ['compare', '--json', '-k', String(k), '-n', String(n), a, b];
-  const out = process.env.NEARDUP_BIN
-    ? execFileSync(process.env.NEARDUP_BIN, args, { cwd: root })
-    : execFileSync('cargo', ['run', '--quiet', '-p', 'neardup-cli', '--', ...args], { cwd: root });
-  return JSON.parse(out);
+  return JSON.parse(run(['compare', '--json', '-k', String(k), '-n', String(n), a, b]));
 }
 
 let browser;
@@ -54,4 +56,27 @@ test('page receipts equal `neardup compare --json` receipts on the same files', 
     assert.equal(web.receipt, JSON.stringify(native.receipt));
     assert.equal(web.verdict, native.verdict);
   }
+});
+
+test("the page starts at the command line's defaults and names its extractor version and cluster threshold", async () => {
+  // A fresh page: the inputs as the page opens, before any test types.
+  const { page: fresh } = await openPage(browser.context);
+  const shown = await fresh.evaluate(() => {
+    const $ = (id) => document.getElementById(id);
+    return {
+      k: ['k', 'evidence-k', 'collection-k'].map((id) => $(id).value),
+      n: ['n', 'collection-n'].map((id) => $(id).value),
+      extractor: $('extractor-version').textContent,
+      clusters: document.querySelector('#collection-result dt [data-about="threshold"]').textContent,
+    };
+  });
+  await fresh.close();
+  const gfdl = ['examples/GFDL-1.2.txt', 'examples/GFDL-1.3.txt'].map((f) => join(root, f));
+  const { receipt } = JSON.parse(run(['compare', '--json', ...gfdl]));
+  assert.deepEqual(shown.k, Array(3).fill(String(receipt.k)), 'k as `neardup compare` without -k');
+  assert.deepEqual(shown.n, Array(2).fill(String(receipt.n)), 'n as `neardup compare` without -n');
+  assert.equal(shown.extractor, JSON.parse(run(['extract', '--json', gfdl[0]])).extractor);
+  const threshold = /--threshold <T>[\s\S]*?\[default: ([0-9.]+)\]/.exec(run(['scan', '--help']));
+  assert.ok(threshold, '`neardup scan --help` gives the default threshold');
+  assert.equal(shown.clusters, threshold[1], 'clusters at `neardup scan`\'s default threshold');
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { artifacts, compare, dist, pagePath, sharedPage, verify } from './harness.mjs';
+import { artifacts, compare, dist, pagePath, root, sharedPage, verify } from './harness.mjs';
 
 const html = readFileSync(pagePath, 'utf8');
 const sha256 = (data, enc = 'hex') => createHash('sha256').update(data).digest(enc);
@@ -30,6 +30,12 @@ test('the page shows the SHA-256 of the wasm it embeds (gzipped)', async () => {
   assert.equal(sha256(readFileSync(join(dist, 'neardup.wasm'))), block[1]);
   assert.equal(await page.textContent('#wasm-sha256'), block[1]);
   assert.equal(await page.getAttribute('#wasm-sha256', 'class'), null, 'not marked as differing from the build');
+});
+
+test('the footer names the extractor version that EXTRACT.md promises there, as the wasm reports it', async () => {
+  const promised = readFileSync(join(root, 'EXTRACT.md'), 'utf8').match(/`(neardup-extract-v\d+)`/)[1];
+  assert.equal(await page.textContent('#extractor-version'), promised);
+  assert.equal(JSON.parse(html.match(/<script type="application\/json" id="about">([^<]*)<\/script>/)[1]).extractor, promised);
 });
 
 test('one self-contained file with a CSP that allows no network', () => {
