@@ -37,11 +37,9 @@ side_by_side() {
     logs+=("$dir/$i.log")
     starts+=($SECONDS)
     (
-      s=$SECONDS
-      bash -c "$2" >"$dir/$i.log" 2>&1
-      rc=$?
+      s=$SECONDS rc=0
+      bash -c "$2" >"$dir/$i.log" 2>&1 || rc=$?
       echo "$((SECONDS - s)) $rc" >"$dir/$i.done"
-      exit $rc
     ) &
     pids+=($!)
     shift 2

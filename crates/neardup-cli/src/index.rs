@@ -25,7 +25,7 @@ use crate::args::{IndexAddArgs, IndexCommand, IndexCreateArgs, IndexDocArgs};
 use crate::progress::Terminal;
 
 pub fn run(command: &IndexCommand, backend: Backend) -> Result<()> {
-    let _ = ctrlc::set_handler(crate::scan::on_interrupt);
+    let _ = ctrlc::set_handler(crate::interrupt::on_interrupt);
     match command {
         IndexCommand::Create(a) => create(a, backend),
         IndexCommand::Add(a) => add(a, backend, true),

@@ -8,6 +8,7 @@ mod compare;
 mod explain;
 mod extract;
 mod index;
+mod interrupt;
 mod normalize;
 mod output;
 mod progress;

@@ -80,6 +80,6 @@ impl neardup_scan::Watch for Terminal {
     }
 
     fn temporary(&self, path: std::path::PathBuf) {
-        crate::scan::remove_on_interrupt(path);
+        crate::interrupt::remove_on_interrupt(path);
     }
 }

@@ -5,8 +5,6 @@
 //! turns the arguments into its options, runs it in a pool of `--threads`
 //! workers, and prints its summary.
 
-use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
@@ -16,26 +14,6 @@ use neardup::{Backend, Params};
 use crate::args::PlanArgs;
 pub use crate::args::ScanArgs;
 use crate::progress::Terminal;
-
-/// Paths to remove if the user presses Ctrl-C: the named temporaries of
-/// outputs not yet renamed into place (where they cannot be unnamed).
-static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-pub(crate) fn on_interrupt() {
-    let paths = CLEANUP.lock().map(|p| p.clone()).unwrap_or_default();
-    for p in paths {
-        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
-    }
-    eprintln!("neardup: interrupted");
-    std::process::exit(130);
-}
-
-/// Registers `path` for removal on Ctrl-C.
-pub(crate) fn remove_on_interrupt(path: PathBuf) {
-    if let Ok(mut p) = CLEANUP.lock() {
-        p.push(path);
-    }
-}
 
 /// The plan `--threshold`, `--recall` and `--bands`/`--rows` ask for
 /// (`scan`'s and `index create`'s options).
@@ -77,7 +55,7 @@ pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
         builder = builder.num_threads(usize::from(t));
     }
     let pool = builder.build().context("starting worker threads")?;
-    let _ = ctrlc::set_handler(on_interrupt);
+    let _ = ctrlc::set_handler(crate::interrupt::on_interrupt);
     let quiet = args.batch.quiet;
     let watch = Terminal { quiet };
     let summary = pool.install(|| neardup_scan::scan(&options, &plan, backend, &watch))?;
