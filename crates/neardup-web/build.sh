@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# Builds dist/neardup.html: the core compiled to wasm, optimized, gzipped and
-# inlined as base64 into one self-contained page. Two runs give
+# Builds dist/neardup.html: the core compiled to wasm, optimized, compressed
+# (LZMA) and inlined as 7-bit text into one self-contained page. Two runs give
 # byte-identical output. scripts/build-page copies it to the committed
 # neardup.html.
 #
 # Needs: rustup target wasm32-unknown-unknown, wasm-opt 108 (Debian 12:
-# binaryen), GNU gzip 1.12, node.
+# binaryen), xz 5.4.1 (XZ Utils), node.
 # Env: CARGO_TARGET_DIR (default <repo>/target/web-wasm), DIST (default <repo>/dist).
 set -euo pipefail
 crate="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$crate/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target/web-wasm}"
 dist="${DIST:-$root/dist}"
-for tool in cargo wasm-opt node gzip; do
+for tool in cargo wasm-opt node xz; do
   command -v "$tool" >/dev/null || { echo "build.sh: '$tool' not found (wasm-opt: apt-get install binaryen)" >&2; exit 1; }
 done
 # The committed page is compared byte for byte with this build, and another
-# wasm-opt or gzip may give other bytes: their versions are pinned, as the
+# wasm-opt or xz may give other bytes: their versions are pinned, as the
 # Rust toolchain is (Debian 12's).
-for pin in "wasm-opt version 108" "gzip 1.12"; do
+for pin in "wasm-opt version 108" "xz (XZ Utils) 5.4.1"; do
   got="$(${pin%% *} --version | head -1)"
   [ "$got" = "$pin" ] || { echo "build.sh: the page is built with $pin (Debian 12's), got '$got'" >&2; exit 1; }
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything CI needs for the web page, on a fresh Debian machine as root:
-# installs the wasm target, Chromium, binaryen and playwright-core if they
+# installs the wasm target, Chromium, binaryen, xz-utils and playwright-core if they
 # are missing, builds dist/neardup.html and checks that the committed
 # neardup.html is that build, and runs the browser tests (on the committed
 # page) in Debian's headless Chromium.
@@ -28,6 +28,7 @@ rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup targe
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v wasm-opt >/dev/null || missing+=(binaryen)
+command -v xz >/dev/null || missing+=(xz-utils)
 if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y --no-install-recommends "${missing[@]}" || { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; }

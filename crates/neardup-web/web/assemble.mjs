@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { textDecode7 } from './app/text7.js';
 import { joinModules } from './modules.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -21,24 +22,47 @@ const read = (name) => readFileSync(join(here, name), 'utf8');
 const sha256 = (data, enc) => createHash('sha256').update(data).digest(enc);
 
 const wasm = readFileSync(wasmPath);
-// The wasm goes in gzipped, which halves the page: GNU gzip, whose output
-// is the same on every CPU (node's zlib is not), -n without name and time.
-// --rsyncable restarts the compressed stream where the content says, each
-// restart ending with a sync flush's empty stored block (00 00 ff ff), and
-// each restart starts a new base64 line: a change to the wasm then changes
-// only the lines near it, and git keeps a commit of the page as a small
-// delta (measured: 19 KB against 189 KB for a one-line change of Rust code;
-// but a change that moves the data section still changes most lines, see
-// the crate's README).
-const SYNC = Buffer.from([0, 0, 0xff, 0xff]);
-function gzipLines(data) {
-  const gz = execFileSync('gzip', ['-9n', '--rsyncable'], { input: data, maxBuffer: 1 << 28 });
-  const lines = [];
-  let at = 0;
-  for (let sync; (sync = gz.indexOf(SYNC, at)) >= 0; at = sync + SYNC.length) {
-    lines.push(gz.subarray(at, sync + SYNC.length).toString('base64'));
+// The wasm goes in as LZMA (`xz --format=lzma`, 5.4.1 pinned by build.sh,
+// whose output is the same on every machine), 26% smaller than gzip -9
+// made it: the page decodes it with app/lzma.js, since browsers have no LZMA
+// of their own. xz writes an unknown unpacked size and an end marker; the
+// header gets the real size instead, so the decoder knows the size up front.
+// `pb=0`: wasm code is bytes, not 32-bit words (1 KB smaller). Written as
+// 7-bit text (see app/text7.js), 8/7 of the bytes where base64 is 4/3.
+// (gzip --rsyncable kept lines, and so git deltas, small across a small
+// change; LZMA has no restart points, and a change redoes most lines.)
+function lzmaText(data) {
+  const lzma = execFileSync('xz', ['--format=lzma', '--lzma1=preset=9e,pb=0', '-c'], { input: data, maxBuffer: 1 << 28 });
+  lzma.writeBigUInt64LE(BigInt(data.length), 5);
+  const text = textEncode7(lzma);
+  if (!Buffer.from(textDecode7(text)).equals(lzma)) throw new Error('7-bit text does not round-trip');
+  return text;
+}
+// app/text7.js's form: 7-bit groups as ASCII, the four special ones (NUL, LF,
+// CR, `<`) each with the group after it as one character from U+0080.
+function textEncode7(bytes) {
+  const special = [0x00, 0x0a, 0x0d, 0x3c];
+  const groups = [];
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = ((acc << 8) | b) & 0x7fff;
+    bits += 8;
+    while (bits >= 7) {
+      bits -= 7;
+      groups.push((acc >>> bits) & 0x7f);
+    }
   }
-  lines.push(gz.subarray(at).toString('base64'));
+  if (bits > 0) groups.push((acc << (7 - bits)) & 0x7f);
+  const chars = [];
+  for (let i = 0; i < groups.length; i++) {
+    const which = special.indexOf(groups[i]);
+    if (which < 0) chars.push(String.fromCharCode(groups[i]));
+    else if (i + 1 < groups.length) chars.push(String.fromCharCode(0x80 + which * 128 + groups[++i]));
+    else chars.push(String.fromCharCode(0x80 + (4 + which) * 128));
+  }
+  const lines = [];
+  for (let at = 0; at < chars.length; at += 1000) lines.push(chars.slice(at, at + 1000).join(''));
   return lines.join('\n');
 }
 // The core's defaults and versions (nd_about, see src/about.rs), asked of
@@ -87,7 +111,7 @@ const parts = {
   REFERENCE: reference,
   ABOUT: aboutJson,
   WASM_SHA256: sha256(wasm, 'hex'),
-  WASM_B64: gzipLines(wasm),
+  WASM_B64: lzmaText(wasm),
 };
 // How many times the template holds each mark: once, but the wasm's hash
 // is both on its block and in the footer.
@@ -104,4 +128,4 @@ console.log(`${outPath}: ${Buffer.byteLength(html)} bytes; wasm ${wasm.length} b
 // The crate README's size line, as web/tests/build.test.mjs checks it
 // against the committed page (sizes in KB of 1,000 bytes, to the nearest 10).
 const kb = (bytes) => `${(Math.round(bytes / 10_000) * 10).toLocaleString('en-US')} KB`;
-console.log(`README: The page is ${kb(Buffer.byteLength(html))}, of which the wasm (${kb(wasm.length)}) is ${kb(parts.WASM_B64.length)} of gzip in base64.`);
+console.log(`README: The page is ${kb(Buffer.byteLength(html))}, of which the wasm (${kb(wasm.length)}) is ${kb(Buffer.byteLength(parts.WASM_B64))} of LZMA in 7-bit text.`);

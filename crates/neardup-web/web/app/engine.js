@@ -1,17 +1,13 @@
 // The engine: one worker, created from the page's own source, that runs the
 // wasm core; jobs are messages to it, answered by id.
 import { $ } from './dom.js';
+import { lzmaDecode } from './lzma.js';
+import { textDecode7 } from './text7.js';
 
 const wasmBlock = $('wasm-b64');
-// The page holds the wasm gzipped, which halves the file, in base64 lines
-// that each end where gzip restarts (see assemble.mjs); the browser inflates
-// it once, as the page opens.
-const wasmBytes = (async () => {
-  const lines = wasmBlock.textContent.trim().split('\n');
-  const gzipped = lines.map((line) => Uint8Array.from(atob(line), (c) => c.charCodeAt(0)));
-  const stream = new Blob(gzipped).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-})();
+// The page holds the wasm as LZMA in 7-bit text (see assemble.mjs), which it
+// decodes once, as it opens.
+const wasmBytes = (async () => lzmaDecode(textDecode7(wasmBlock.textContent)))();
 // The worker's script is the worker block followed by the readable
 // reference's block (which defines NeardupReference): one blob: script, which
 // the CSP's worker-src allows, so the reference needs no eval and no other

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
+import { lzmaDecode } from '../app/lzma.js';
+import { textDecode7 } from '../app/text7.js';
 import { artifacts, compare, dist, pagePath, root, sharedPage, verify } from './harness.mjs';
 
 const html = readFileSync(pagePath, 'utf8');
@@ -21,10 +22,10 @@ sharedPage((opened) => ({ page } = opened));
 
 const shot = (name, p = page) => p.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 
-test('the page shows the SHA-256 of the wasm it embeds (gzipped)', async () => {
+test('the page shows the SHA-256 of the wasm it embeds (as LZMA)', async () => {
   const block = html.match(/<script type="application\/octet-stream" id="wasm-b64" data-sha256="([0-9a-f]{64})">([^<]*)<\/script>/);
   assert.ok(block, 'the wasm block is in the page');
-  const wasm = gunzipSync(Buffer.concat(block[2].split('\n').map((line) => Buffer.from(line, 'base64'))));
+  const wasm = Buffer.from(lzmaDecode(textDecode7(block[2])));
   assert.deepEqual(wasm.subarray(0, 4), Buffer.from('\0asm'));
   assert.equal(sha256(wasm), block[1]);
   assert.equal(sha256(readFileSync(join(dist, 'neardup.wasm'))), block[1]);
