@@ -241,6 +241,26 @@ fn actual_text_replaces_the_glyphs_it_wraps() {
     assert_eq!(pdf(&file).unwrap(), "Say \u{4e2d}\u{6587}! ok\n");
 }
 
+/// A simple font's `/Differences` name glyphs by the Adobe Glyph List
+/// (lopdf's `Glyph::from_name`, which `patches/lopdf` makes smaller: the
+/// same names and codes); a name it does not know makes the font read as
+/// StandardEncoding.
+#[test]
+fn differences_name_glyphs() {
+    let objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        PAGES.as_bytes().to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        stream("", b"BT /F1 12 Tf 72 720 Td (ABCa b) Tj /F2 12 Tf 0 -14 Td (AB) Tj ET"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [65 /eacute /fi /germandbls 97 /Alpha] >> >>".to_vec(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Differences [65 /nosuchglyph] >> >>".to_vec(),
+    ];
+    assert_eq!(
+        pdf(&handmade(&objects)).unwrap(),
+        "\u{e9}fi\u{df}\u{391} b\nAB\n"
+    );
+}
+
 #[test]
 fn reference_cycles_end() {
     // The page tree lists itself, and a form draws itself.
