@@ -74,3 +74,11 @@ def cli_error(run, *args):
     assert p.returncode == 2, p
     line = p.stderr.decode().splitlines()[0]
     return line.split("error: ", 1)[1]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "cluster: a run of `python -m neardup.spark` on local-cluster[2,1,1024], which "
+        "mostly waits on its JVMs: scripts/test-python runs these beside the rest "
+        "(-m cluster, -m 'not cluster')")

@@ -292,6 +292,7 @@ def test_bad_input_names_the_file_and_line(spark, tmp_path):
         ns.scan_files(spark, [str(dup)])
 
 
+@pytest.mark.cluster
 def test_command_on_two_executor_jvms(cli, files, mixed, tmp_path):
     """`python -m neardup.spark` on local-cluster[2,1,1024]: a master, two
     workers and two executor JVMs, each running Python workers from this
@@ -380,6 +381,7 @@ def test_scan_against_an_index_refuses_other_settings(spark, index, given, said)
         ns.scan_files(spark, [str(index["dir"])], against_index=str(index["path"]), **given)
 
 
+@pytest.mark.cluster
 def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):
     """`python -m neardup.spark --against-index` on local-cluster[2,1,1024]:
     the files `neardup index query` writes."""

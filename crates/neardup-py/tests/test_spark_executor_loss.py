@@ -76,6 +76,7 @@ def executors(driver):
             if "CoarseGrainedExecutorBackend" in cmdline(e)}
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize("delay", DELAYS, ids=["kill-%gs" % d for d in DELAYS])
 def test_a_lost_executor_changes_no_output_byte(cli, files, tmp_path, delay, capsys):  # noqa: F811
     want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": "0.75"},
