@@ -82,3 +82,8 @@ def pytest_configure(config):
         "cluster: a run of `python -m neardup.spark` on local-cluster[2,1,1024], which "
         "mostly waits on its JVMs: scripts/test-python runs these beside the rest "
         "(-m cluster, -m 'not cluster')")
+    config.addinivalue_line(
+        "markers",
+        "timing: asserts how soon something happens (Ctrl-C returns, the GIL is free), "
+        "so it needs the cores to itself: scripts/test-python runs these alone, after "
+        "everything else (-m timing)")

@@ -2,7 +2,12 @@
 import threading
 import time
 
+import pytest
+
 import neardup
+
+# Timed: scripts/test-python runs these on a quiet machine (see conftest.py).
+pytestmark = pytest.mark.timing
 
 
 def ticks_during(call):

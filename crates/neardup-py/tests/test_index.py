@@ -183,6 +183,7 @@ def test_damage_is_a_value_error_naming_the_file(tmp_path):
         neardup.Index.open(path).verify()
 
 
+@pytest.mark.timing
 def test_add_releases_the_gil(tmp_path):
     words = " ".join("w%d" % i for i in range(2000))
     texts = [words + " %d" % i for i in range(3000)]

@@ -25,7 +25,8 @@ import pytest
 import neardup
 from neardup import _neardup
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
+              pytest.mark.timing]
 
 #: The latency the issue asks for, signal sent to KeyboardInterrupt raised.
 BOUND = 0.2
