@@ -28,14 +28,13 @@ stage_done() {
 # printed whole once all have ended, in the order given, so that no two
 # suites' lines interleave. Fails if any failed.
 side_by_side() {
-  local names=() logs=() pids=() starts=() ends=() rcs=() i failed=0
+  local names=() logs=() pids=() i failed=0
   local dir
   dir=$(mktemp -d)
   while [ $# -ge 2 ]; do
     i=${#names[@]}
     names+=("$1")
     logs+=("$dir/$i.log")
-    starts+=($SECONDS)
     (
       s=$SECONDS rc=0
       bash -c "$2" >"$dir/$i.log" 2>&1 || rc=$?

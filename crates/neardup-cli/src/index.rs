@@ -178,8 +178,10 @@ fn scan(
 ) -> Result<(Found, Vec<(String, neardup::Fingerprint)>)> {
     check_ids(index, &corpus)?;
     let ids: Vec<String> = corpus.docs.iter().map(|d| d.id.clone()).collect();
-    let found = index.scan(&ids, &corpus.fps)?;
-    let local = corpus.behind(found.refs.clone());
+    let mut found = index.scan(&ids, &corpus.fps)?;
+    // The reference documents move into the corpus the writers read; the
+    // caller needs only the counts and the outcome.
+    let local = corpus.behind(std::mem::take(&mut found.refs));
     sinks.write(&local, &found.outcome, reading)?;
     let refs = local.refs as usize;
     let new = local.docs.into_iter().zip(local.fps).skip(refs);
