@@ -136,7 +136,7 @@ fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {
         ),
         _ => "none: a document has fewer than k words, so no signature".to_owned(),
     };
-    let jaccard = c.jaccard.map_or_else(
+    let jaccard = c.jaccard().map_or_else(
         || "undefined (no shingles)".to_owned(),
         |j| format!("{:.4} ({})", j, pct(j)),
     );
@@ -146,9 +146,13 @@ fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {
          \x20 B           {b}\n\
          \x20 similarity  {similarity}\n\
          \x20 jaccard     {jaccard} exact, over distinct shingles\n\
+         \x20 containment {containment}, exact, not part of the receipt\n\
          \x20 shingles    A {sa} distinct, B {sb} distinct (k = {k})\n\
          \x20 receipt     {hash}\n\
-         \x20 elapsed     {elapsed_ms:.1} ms (not part of the receipt)\n",
+         \x20 elapsed     {elapsed_ms:.1} ms (not part of the receipt)\n\
+         {contained}",
+        containment = c.containment,
+        contained = contained(c, names),
         verdict = r.verdict,
         a = names[0],
         b = names[1],
@@ -156,5 +160,29 @@ fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {
         sb = r.documents[1].shingles,
         k = r.params.k(),
         hash = r.sha256(),
+    )
+}
+
+/// A plain sentence when the verdict, which compares whole documents,
+/// hides that much of one is found in the other: a short text copied from
+/// a long one reads DISTINCT, since Jaccard is about `|copied| / |source|`.
+fn contained(c: &Comparison, names: &[String; 2]) -> String {
+    use neardup::Verdict::{Distinct, Overlapping};
+    let one_fifth = neardup::Threshold::from_basis_points(2000).expect("0.2 is a threshold");
+    let verdict = c.receipt.verdict;
+    if !matches!(verdict, Distinct | Overlapping) || !c.containment.reaches(one_fifth) {
+        return String::new();
+    }
+    let Some(side) = c.containment.most_contained() else {
+        return String::new();
+    };
+    let share = [c.containment.a_in_b(), c.containment.b_in_a()][side].unwrap_or(0.0);
+    let (this, that) = (["A", "B"][side], ["B", "A"][side]);
+    format!(
+        "\n{:.1}% of {this} ({}) is found in {that} ({}). {verdict} judges the two documents as wholes; \
+         containment says how much of one is in the other.\n",
+        100.0 * share,
+        names[side],
+        names[1 - side],
     )
 }

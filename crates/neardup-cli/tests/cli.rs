@@ -110,6 +110,49 @@ fn human_report_has_every_figure() {
     }
 }
 
+/// Issue 37: a short essay whose words all come from a long source is
+/// DISTINCT as a whole, and containment says how much of it is copied.
+#[test]
+fn containment_shows_a_short_text_inside_a_long_one() {
+    let d = Dir::new();
+    let source: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let essay = format!("{} own words at the end", source[40..100].join(" "));
+    let (a, b) = (
+        d.write("essay", &essay),
+        d.write("source", source.join(" ")),
+    );
+    let out = neardup(&["compare", "--json", &a, &b]);
+    assert_eq!(json_of(&out)["verdict"], "DISTINCT");
+    // 60 copied words give 56 shingles, of the essay's 61 (5 more words),
+    // each share written as serde_json writes a double.
+    let f = |x: f64| serde_json::to_string(&x).unwrap();
+    let want = format!(
+        r#""containment":{{"a_in_b":{},"b_in_a":{},"shared":56}}"#,
+        f(56.0 / 61.0),
+        f(56.0 / 296.0)
+    );
+    assert!(stdout(&out).contains(&want), "{}", stdout(&out));
+    let s = ok_stdout(&neardup(&["compare", &a, &b]));
+    assert!(
+        s.contains("  containment A in B 91.8%, B in A 18.9% (56 shared shingles), exact, not part of the receipt\n"),
+        "{s}"
+    );
+    assert!(
+        s.contains(&format!(
+            "\n91.8% of A ({a}) is found in B ({b}). DISTINCT judges"
+        )),
+        "{s}"
+    );
+    // Swapped, B is the one found in A; unrelated texts get no sentence.
+    let s = ok_stdout(&neardup(&["compare", &b, &a]));
+    assert!(
+        s.contains(&format!("91.8% of B ({a}) is found in A ({b}).")),
+        "{s}"
+    );
+    let other = d.write("other", "nothing at all in common with either of them here");
+    assert!(!ok_stdout(&neardup(&["compare", &a, &other])).contains("is found in"));
+}
+
 #[test]
 fn stdin_is_accepted_for_either_side() {
     let d = Dir::new();

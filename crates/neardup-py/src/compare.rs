@@ -68,7 +68,17 @@ impl Comparison {
     /// `None` when both are empty. Never part of the receipt.
     #[getter]
     fn jaccard(&self) -> Option<f64> {
-        self.inner.jaccard
+        self.inner.jaccard()
+    }
+
+    /// How much of each text is found in the other, `(a_in_b, b_in_a,
+    /// shared)`: the shares of A's and B's distinct shingles that the other
+    /// holds (`None` for a text without shingles) and how many they share.
+    /// Exact, like `jaccard`, and never part of the receipt.
+    #[getter]
+    fn containment(&self) -> (Option<f64>, Option<f64>, u64) {
+        let c = &self.inner.containment;
+        (c.a_in_b(), c.b_in_a(), c.shared)
     }
 
     /// The receipt.
@@ -119,19 +129,19 @@ impl Comparison {
             r.matches.map_or("None".to_owned(), |m| m.to_string()),
             r.params.n(),
             show(self.similarity()),
-            show(self.inner.jaccard),
+            show(self.inner.jaccard()),
             r.sha256()
         )
     }
 
-    /// Pickled as the two fingerprints (the receipt is rebuilt from them),
-    /// the Jaccard similarity and the time taken.
+    /// Pickled as the two fingerprints (the receipt and the shingle counts
+    /// are rebuilt from them), the shared shingles and the time taken.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, ComparisonState)> {
         let me = slf.get();
         let (a, b) = me.fingerprints();
         Ok((
             slf.get_type().getattr("_restore")?,
-            (a, b, me.inner.jaccard, me.elapsed_ms),
+            (a, b, me.inner.containment.shared, me.elapsed_ms),
         ))
     }
 
@@ -141,17 +151,18 @@ impl Comparison {
         _cls: &Bound<'_, PyType>,
         a: &Bound<'_, Fingerprint>,
         b: &Bound<'_, Fingerprint>,
-        jaccard: Option<f64>,
+        shared: u64,
         elapsed_ms: f64,
     ) -> PyResult<Comparison> {
         guard("Comparison._restore", || {
             let (a, b) = (a.get().0.clone(), b.get().0.clone());
             let receipt = neardup::Receipt::new(&a, &b).map_err(to_py)?;
+            let containment = neardup::Containment::new(shared, [a.shingles, b.shingles]);
             Ok(Comparison {
                 inner: neardup::Comparison {
                     receipt,
                     fingerprints: [a, b],
-                    jaccard,
+                    containment,
                 },
                 elapsed_ms,
             })
@@ -160,7 +171,7 @@ impl Comparison {
 }
 
 /// What pickling stores of a [`Comparison`].
-type ComparisonState = (Fingerprint, Fingerprint, Option<f64>, f64);
+type ComparisonState = (Fingerprint, Fingerprint, u64, f64);
 
 /// `neardup.compare(a, b, k=5, n=128)`: compares text `a` with text `b`
 /// (the order matters for the receipt), with the GIL released.

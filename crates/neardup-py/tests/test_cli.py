@@ -2,6 +2,7 @@
 sign and sign_batch against `sign --jsonl`, compare against `compare
 --json`, scan against `scan`, byte for byte where the CLI writes bytes."""
 import json
+import pickle
 import random
 
 import numpy as np
@@ -59,6 +60,24 @@ def test_compare_to_json_equals_compare_json(cli, tmp_path, case):
     receipt.write_text(neardup.compare(case["a"], case["b"], k=case["k"], n=case["n"])
                        .receipt.canonical())
     assert cli("verify", receipt, a, b).startswith(b"VERIFIED")
+
+
+def test_containment_equals_the_cli(cli, tmp_path):
+    """A short text copied into a long one: DISTINCT, yet all of A is in B."""
+    words = (REPO / "examples" / "GFDL-1.3.txt").read_text().split()
+    short, long = " ".join(words[100:160]), " ".join(words[:2000])
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(short)
+    b.write_text(long)
+    want = json.loads(cli("compare", "--json", a, b))["containment"]
+    c = neardup.compare(short, long)
+    assert c.verdict == "DISTINCT"
+    assert c.containment == (want["a_in_b"], want["b_in_a"], want["shared"])
+    assert c.containment[0] == 1.0 and 0 < c.containment[1] < 0.05
+    assert pickle.loads(pickle.dumps(c)).containment == c.containment
+    human = cli("compare", a, b).decode()
+    assert "containment A in B 100.0%, B in A" in human
+    assert f"100.0% of A ({a}) is found in B ({b})." in human
 
 
 def corpus(seed, size):

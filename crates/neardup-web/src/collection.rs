@@ -161,7 +161,8 @@ fn run(
             "b": p.b,
             "matches": c.receipt.matches,
             "similarity": c.estimate().map(|e| e.similarity),
-            "jaccard": c.jaccard,
+            "jaccard": c.jaccard(),
+            "containment": c.containment,
             "verdict": c.receipt.verdict.as_str(),
             "receipt": c.receipt.canonical(),
             "receipt_sha256": hash.to_string(),
@@ -371,7 +372,7 @@ mod tests {
             let text = |i: usize| std::str::from_utf8(texts[i]).unwrap();
             assert_eq!(
                 p["jaccard"].as_f64(),
-                neardup::compare(text(a), text(b), params).jaccard
+                neardup::compare(text(a), text(b), params).jaccard()
             );
             let line: Value = serde_json::from_str(line).unwrap();
             assert_eq!(line["receipt_sha256"], p["receipt_sha256"]);

@@ -222,7 +222,7 @@ mod tests {
                 let core = neardup::compare(a, b, p);
                 assert_eq!(staged.receipt, core.receipt);
                 assert_eq!(staged.fingerprints, core.fingerprints);
-                assert_eq!(staged.jaccard, core.jaccard);
+                assert_eq!(staged.containment, core.containment);
             }
         }
     }

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use crate::{normalize_with, Backend, Doc, Error, Fingerprint, Params, Receipt, ShingleSet};
+use crate::{
+    normalize_with, Backend, Containment, Doc, Error, Fingerprint, Params, Receipt, ShingleSet,
+};
 
 /// The result of comparing two texts.
 #[derive(Debug, Clone)]
@@ -11,10 +13,11 @@ pub struct Comparison {
     pub receipt: Receipt,
     /// Document A's and B's fingerprints, signatures included.
     pub fingerprints: [Fingerprint; 2],
-    /// The exact Jaccard similarity of the two distinct shingle sets, which
-    /// the MinHash similarity estimates. `None` when both sets are empty.
-    /// For humans only: never part of a receipt.
-    pub jaccard: Option<f64>,
+    /// The shingles the two distinct sets share, with their sizes: the
+    /// exact Jaccard similarity, which the MinHash similarity estimates,
+    /// and how much of each document is found in the other. For humans
+    /// only: never part of a receipt.
+    pub containment: Containment,
 }
 
 /// A MinHash similarity `matches / N` with its 95% interval
@@ -82,7 +85,7 @@ impl Comparison {
     pub fn of(a: &Doc, b: &Doc) -> Result<Comparison, Error> {
         Ok(Comparison {
             receipt: Receipt::new(a.fingerprint(), b.fingerprint())?,
-            jaccard: a.shingles().jaccard(b.shingles()),
+            containment: a.shingles().containment(b.shingles()),
             fingerprints: [a.fingerprint().clone(), b.fingerprint().clone()],
         })
     }
@@ -95,9 +98,15 @@ impl Comparison {
         let fb = Fingerprint::of_set(sb.normalized(), sb, params);
         Comparison {
             receipt: Receipt::of_same(&fa, &fb),
-            jaccard: sa.jaccard(sb),
+            containment: sa.containment(sb),
             fingerprints: [fa, fb],
         }
+    }
+
+    /// The exact Jaccard similarity of the two distinct shingle sets,
+    /// `None` when both are empty.
+    pub fn jaccard(&self) -> Option<f64> {
+        self.containment.jaccard()
     }
 
     /// The MinHash estimate, when both documents have a signature.
@@ -114,7 +123,8 @@ impl Comparison {
         Report {
             a: names[0],
             b: names[1],
-            jaccard: self.jaccard,
+            containment: self.containment,
+            jaccard: self.jaccard(),
             matches: self.receipt.matches,
             n: self.receipt.params.n(),
             receipt: &self.receipt,
@@ -139,6 +149,8 @@ impl Comparison {
 /// assert_eq!(json["receipt_sha256"], c.receipt.sha256().to_string());
 /// assert_eq!(json["receipt"]["algorithm"], "kar-shingle-minhash-v1");
 /// assert_eq!(json["similarity_interval_95"].as_array().unwrap().len(), 2);
+/// assert_eq!(json["containment"]["shared"], 6); // a b, b c, … f g
+/// assert_eq!(json["containment"]["a_in_b"], 6.0 / 7.0);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, Serialize)]
@@ -147,6 +159,9 @@ pub struct Report<'a> {
     pub a: &'a str,
     /// Document B's name.
     pub b: &'a str,
+    /// How much of each document is found in the other, `{"a_in_b",
+    /// "b_in_a", "shared"}`: evidence beside the receipt, never in it.
+    pub containment: Containment,
     /// The exact Jaccard similarity, `null` when both sets are empty.
     pub jaccard: Option<f64>,
     /// The receipt's matching slots.

@@ -26,6 +26,7 @@ pub use verdict::Verdict;
 // Documents and comparisons: the owned values adapters hold.
 mod caveat;
 mod compare;
+mod containment;
 mod digest;
 mod doc;
 mod fingerprint;
@@ -35,6 +36,7 @@ mod text;
 
 pub use caveat::Caveat;
 pub use compare::{compare, compare_with, Comparison, Estimate, Report};
+pub use containment::Containment;
 pub use digest::Digest;
 pub use doc::Doc;
 pub use fingerprint::Fingerprint;

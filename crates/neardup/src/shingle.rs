@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry as Entry_;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::Backend;
+use crate::{Backend, Containment};
 
 /// Iterates over the shingles of a normalized text, in order, duplicates
 /// included: `words[j..j+k].join(" ")` for `j = 0 ..= W-k`.
@@ -297,12 +297,14 @@ impl<'a> ShingleSet<'a> {
     /// assert_eq!(a.jaccard(&b), Some(0.5)); // {ab, bc} of {ab, bc, cd, ce}
     /// ```
     pub fn jaccard(&self, other: &ShingleSet<'_>) -> Option<f64> {
-        let union_plus_both = self.len() + other.len();
-        if union_plus_both == 0 {
-            return None;
-        }
-        let both = self.intersection_len(other);
-        Some(both as f64 / (union_plus_both - both) as f64)
+        self.containment(other).jaccard()
+    }
+
+    /// How much of each set is found in the other: `|A ∩ B|` with both
+    /// sizes ([`Containment`]), exact like [`ShingleSet::jaccard`].
+    pub fn containment(&self, other: &ShingleSet<'_>) -> Containment {
+        let shared = self.intersection_len(other) as u64;
+        Containment::new(shared, [self.len() as u64, other.len() as u64])
     }
 
     /// `|A ∩ B|`, by merging the two key-sorted entry lists. Entries with

@@ -273,6 +273,11 @@ class Comparison:
     def jaccard(self) -> Optional[float]:
         """The exact Jaccard similarity of the distinct shingle sets; ``None`` when both are empty."""
     @property
+    def containment(self) -> Tuple[Optional[float], Optional[float], int]:
+        """``(a_in_b, b_in_a, shared)``: the share of A's distinct shingles found in B,
+        of B's found in A (``None`` for a text without shingles), and how many they
+        share. Exact, and never part of the receipt."""
+    @property
     def receipt(self) -> "Receipt": ...
     @property
     def receipt_sha256(self) -> str: ...

@@ -100,6 +100,7 @@ $('compare-form').addEventListener('submit', async (e) => {
     ? 'no signature'
     : `${pct(r.similarity)} · 95% interval ${pct(r.similarity_interval_95[0])} to ${pct(r.similarity_interval_95[1])}`;
   $('jaccard').textContent = r.jaccard === null ? '—' : r.jaccard.toFixed(4);
+  showContainment(r);
   $('shingles-a').textContent = fmtInt(r.receipt.documents[0].shingles);
   $('shingles-b').textContent = fmtInt(r.receipt.documents[1].shingles);
   $('k-out').textContent = `k = ${r.receipt.k} words`;
@@ -113,6 +114,27 @@ $('compare-form').addEventListener('submit', async (e) => {
   result.hidden = false;
   result.dataset.state = 'done';
 });
+
+// How much of each document is found in the other, as `neardup compare`
+// prints it: a short text copied from a long one reads DISTINCT, so the
+// sentence says so when either direction reaches 20%.
+function showContainment(r) {
+  const c = r.containment;
+  const share = (x) => (x === null ? 'undefined' : `${(100 * x).toFixed(1)}%`);
+  $('containment').textContent = `A in B ${share(c.a_in_b)} · B in A ${share(c.b_in_a)}`;
+  $('containment-sub').textContent = `${fmtInt(c.shared)} shared shingle${c.shared === 1 ? '' : 's'} · exact, not part of the receipt`;
+  const [sa, sb] = r.receipt.documents.map((d) => d.shingles);
+  // The smaller set is the one most contained (A on a tie), decided in
+  // integers as the CLI decides it: 5·shared ≥ size.
+  const side = sa === 0 && sb === 0 ? -1 : sb === 0 || (sa > 0 && sa <= sb) ? 0 : 1;
+  const size = side === 0 ? sa : sb;
+  const show = side >= 0 && (r.verdict === 'DISTINCT' || r.verdict === 'OVERLAPPING') && 5 * c.shared >= size;
+  const [me, other] = side === 0 ? ['A', 'B'] : ['B', 'A'];
+  $('contained').textContent = show
+    ? `${share(side === 0 ? c.a_in_b : c.b_in_a)} of ${me} (${r[me.toLowerCase()]}) is found in ${other} (${r[other.toLowerCase()]}). ${r.verdict} judges the two documents as wholes; containment says how much of one is in the other.`
+    : '';
+  $('contained').hidden = !show;
+}
 
 function flash(button, text) {
   const old = button.dataset.label || button.textContent;

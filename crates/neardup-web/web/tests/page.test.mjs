@@ -76,6 +76,21 @@ test('compare shows verdict, similarity, Jaccard, shingles, time, receipt and ha
   assert.equal(readFileSync(file, 'utf8'), r.receipt);
 });
 
+test('compare shows containment in the result card, and says when a short text sits in a long one', async () => {
+  const long = Array.from({ length: 60 }, (_, i) => `sentence ${i} of the long source talks about item ${i * 7}`).join('. ');
+  const short = long.split('. ').slice(10, 14).join('. ');
+  const r = await compare(page, { text: short }, { text: long }, 5, 128);
+  assert.equal(r.state, 'done');
+  assert.match(await page.textContent('#containment'), /^A in B 100\.0% · B in A \d+\.\d% *$/);
+  assert.match(await page.textContent('#containment-sub'), /^\d+ shared shingles · exact, not part of the receipt$/);
+  assert.equal(await page.isVisible('#contained'), true);
+  assert.match(await page.textContent('#contained'), /^100\.0% of A \(.*\) is found in B \(.*\)\. DISTINCT judges the two documents as wholes/);
+  await shot('compare-containment');
+  // Two unrelated texts: no sentence.
+  await compare(page, { text: A }, { text: 'nothing in common with the other one at all here' }, 3, 128);
+  assert.equal(await page.isVisible('#contained'), false);
+});
+
 test('verify: VERIFIED, one-character tampering is a MISMATCH, a bad receipt is MALFORMED', async () => {
   const r = await compare(page, { text: A }, { text: B }, 3, 128);
   assert.match(await verify(page, r.receipt, null, null), /^VERIFIED/);
