@@ -365,7 +365,7 @@ impl ScanPlan {
                 let receipt = Receipt::new(&fa[i], &fb[i]).map_err(to_py)?;
                 let hash = receipt.sha256();
                 let mut line = String::with_capacity(200);
-                lines::pair(&mut line, [&ids_a[i], &ids_b[i]], &receipt, &hash);
+                lines::pair(&mut line, [&ids_a[i], &ids_b[i]], &receipt, &hash, None);
                 hashes.push(hash.to_string());
                 verdicts.push(receipt.verdict.as_str());
                 matches.push(receipt.matches.map_or(NO_MATCHES, i64::from));

@@ -206,7 +206,7 @@ impl ScanResult {
                 self.ids_json[*a as usize].as_str(),
                 self.ids_json[*b as usize].as_str(),
             ];
-            lines::pair(&mut out, ids, r, &r.sha256());
+            lines::pair(&mut out, ids, r, &r.sha256(), None);
         }
         out
     }

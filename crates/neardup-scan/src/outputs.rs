@@ -160,7 +160,7 @@ impl Sinks {
                     }
                     let mut line = String::with_capacity(200);
                     let ids = [corpus.docs[a].id.as_str(), corpus.docs[b].id.as_str()];
-                    lines::pair(&mut line, ids, &receipt, &hash);
+                    lines::pair(&mut line, ids, &receipt, &hash, None);
                     Ok(line)
                 })
                 .collect();

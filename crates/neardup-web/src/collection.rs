@@ -155,6 +155,7 @@ fn run(
             [&json_ids[a], &json_ids[b]],
             &c.receipt,
             &hash,
+            None,
         );
         pairs.push(json!({
             "a": p.a,

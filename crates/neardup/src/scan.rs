@@ -47,6 +47,7 @@
 //! ```
 
 pub mod against;
+pub mod contained;
 mod exact;
 pub mod lines;
 mod outcome;

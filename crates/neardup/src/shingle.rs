@@ -281,6 +281,17 @@ impl<'a> ShingleSet<'a> {
         self.distinct.iter().map(|&e| self.text(e))
     }
 
+    /// The 64-bit keys (the first 8 bytes of each shingle's SHA-256) of the
+    /// distinct shingles, ascending, a key shared by two different
+    /// shingles once: what a scan's containment join intersects
+    /// ([`crate::scan::contained`]).
+    pub fn keys(&self) -> Vec<u64> {
+        let mut keys: Vec<u64> = self.distinct.iter().map(|e| e.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
     /// `h0` of every distinct shingle (SPEC §3): the top half of its key.
     pub fn base_hashes(&self) -> Vec<u32> {
         self.distinct.iter().map(|e| (e.key >> 32) as u32).collect()

@@ -46,6 +46,9 @@ pub struct Signer {
     distinct: Distinct,
     first: Vec<u32>,
     hashes: Vec<u32>,
+    /// With [`Signer::keeping_keys`], each signed document's distinct
+    /// shingle keys, ascending, in the order `out` gets the fingerprints.
+    kept: Option<Vec<Vec<u64>>>,
 }
 
 /// The documents waiting are hashed once they hold this many shingles:
@@ -84,7 +87,38 @@ impl Signer {
             distinct: Distinct::default(),
             first: Vec::new(),
             hashes: Vec::new(),
+            kept: None,
         }
+    }
+
+    /// A signer that also keeps each document's distinct shingle keys
+    /// ([`ShingleSet::keys`]), for [`Signer::sign_all_with_keys`]: what a
+    /// scan for containment intersects.
+    pub fn keeping_keys(mut self) -> Signer {
+        self.kept = Some(Vec::new());
+        self
+    }
+
+    /// The fingerprints of `texts` with each one's distinct shingle keys,
+    /// ascending; keys are empty unless the signer is
+    /// [`Signer::keeping_keys`].
+    ///
+    /// ```
+    /// use neardup::{Backend, Params, ShingleSet, Signer};
+    /// let mut signer = Signer::new(Params::DEFAULT, Backend::detect()).keeping_keys();
+    /// let text = "one two three four five six seven one two three four five";
+    /// let [(fp, keys)] = signer.sign_all_with_keys([text]).try_into().unwrap();
+    /// assert_eq!(keys, ShingleSet::new(&neardup::normalize(text), 5).keys());
+    /// assert_eq!(keys.len() as u64, fp.shingles);
+    /// ```
+    pub fn sign_all_with_keys<'t>(
+        &mut self,
+        texts: impl IntoIterator<Item = &'t str>,
+    ) -> Vec<(Fingerprint, Vec<u64>)> {
+        let fps = self.sign_all(texts);
+        let mut keys = self.kept.as_mut().map(std::mem::take).unwrap_or_default();
+        keys.resize(fps.len(), Vec::new());
+        fps.into_iter().zip(keys).collect()
     }
 
     /// The fingerprint of one text: [`Fingerprint::of_with`].
@@ -121,6 +155,13 @@ impl Signer {
             // Whatever waits comes first, to keep the order; the large
             // text stays where it is (moving it would copy it whole).
             self.sign_waiting(out);
+            if let Some(kept) = &mut self.kept {
+                // A large text's set is built whole once more for its
+                // keys: rare (over `LARGE` shingles), and only for them.
+                let normalized = std::str::from_utf8(&self.normalized[start..]);
+                let set = ShingleSet::with_backend(normalized.unwrap_or_default(), k, self.backend);
+                kept.push(set.keys());
+            }
             let (shingles, signature) = self.sign_large(start, total);
             out.push(Fingerprint {
                 params: self.params,
@@ -256,6 +297,12 @@ impl Signer {
             self.hashes.clear();
             self.hashes
                 .extend(self.first.iter().map(|&i| (keys[i as usize] >> 32) as u32));
+            if let Some(kept) = &mut self.kept {
+                let mut mine: Vec<u64> = self.first.iter().map(|&i| keys[i as usize]).collect();
+                mine.sort_unstable();
+                mine.dedup();
+                kept.push(mine);
+            }
             out.push(Fingerprint {
                 params: self.params,
                 normalized_sha256: digest,
@@ -347,6 +394,13 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "{backend:?}");
+            let mut keeping = Signer::new(p, backend).keeping_keys();
+            let with_keys = keeping.sign_all_with_keys(texts.iter().map(String::as_str));
+            for ((fp, keys), text) in with_keys.iter().zip(&texts) {
+                let normalized = crate::normalize(text);
+                assert_eq!(*keys, ShingleSet::new(&normalized, p.k()).keys());
+                assert_eq!(keys.len() as u64, fp.shingles);
+            }
         }
     }
 }

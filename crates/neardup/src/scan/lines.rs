@@ -10,25 +10,39 @@
 
 use std::fmt::Write as _;
 
-use crate::{Digest, Receipt};
+use crate::{Containment, Digest, Receipt};
 
 /// Appends one `--pairs` line (with its newline): `a`, `b`, `matches`,
 /// `n`, `receipt_sha256`, `similarity`, `verdict`, keys in that order.
 /// `similarity` is `matches / n` as the shortest decimal that reads back
-/// as the same double (`0.75`, `1`), or `null` with `matches`.
+/// as the same double (`0.75`, `1`), or `null` with `matches`. A scan for
+/// containment adds `containment` after `b` ([`Containment::write_json`]):
+/// evidence beside the receipt's fields, never part of the receipt.
 ///
 /// ```
 /// use neardup::{compare, scan::lines, Params};
 /// let r = compare("a b c d e f g h", "a b c d e f g x", Params::new(2, 128).unwrap()).receipt;
 /// let mut out = String::new();
-/// lines::pair(&mut out, ["\"x\"", "7"], &r, &r.sha256());
+/// lines::pair(&mut out, ["\"x\"", "7"], &r, &r.sha256(), None);
 /// assert!(out.starts_with(r#"{"a":"x","b":7,"matches":"#));
 /// assert!(out.ends_with(&format!("\"verdict\":\"{}\"}}\n", r.verdict)));
 /// assert!(out.contains(&format!("\"receipt_sha256\":\"{}\"", r.sha256())));
 /// ```
-pub fn pair(out: &mut String, ids: [&str; 2], receipt: &Receipt, receipt_sha256: &Digest) {
+pub fn pair(
+    out: &mut String,
+    ids: [&str; 2],
+    receipt: &Receipt,
+    receipt_sha256: &Digest,
+    containment: Option<&Containment>,
+) {
     let n = receipt.params.n();
-    let _ = write!(out, r#"{{"a":{},"b":{},"matches":"#, ids[0], ids[1]);
+    let _ = write!(out, r#"{{"a":{},"b":{},"#, ids[0], ids[1]);
+    if let Some(c) = containment {
+        out.push_str(r#""containment":"#);
+        c.write_json(out);
+        out.push(',');
+    }
+    out.push_str(r#""matches":"#);
     match receipt.matches {
         Some(m) => write!(out, "{m}"),
         None => write!(out, "null"),

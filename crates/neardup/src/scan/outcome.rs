@@ -13,6 +13,9 @@ pub struct Pair {
     pub b: u32,
     /// SPEC §7's `matches`.
     pub matches: Option<u32>,
+    /// The shingles the two share, in a scan for containment
+    /// ([`super::contained`]); `None` otherwise.
+    pub shared: Option<u64>,
 }
 
 impl Pair {
@@ -22,6 +25,15 @@ impl Pair {
             a: a.min(b),
             b: a.max(b),
             matches,
+            shared: None,
+        }
+    }
+
+    /// The pair with its shared shingle count.
+    pub fn sharing(self, shared: u64) -> Pair {
+        Pair {
+            shared: Some(shared),
+            ..self
         }
     }
 }
@@ -67,6 +79,40 @@ impl Outcome {
     }
 }
 
+impl Outcome {
+    /// [`Outcome::new`] for a scan for containment, where the rule of who
+    /// is dropped is the reader's: in each pair, the document most
+    /// contained in the other (the one with fewer distinct shingles,
+    /// `sizes[d]`; on a tie, the later in input order) is dropped, unless
+    /// it is a reference. The largest document of a cluster is never the
+    /// smaller side of a pair, so every cluster keeps it, and lists it
+    /// first; it can keep others too (two sources that each hold an essay
+    /// but not each other).
+    pub fn contained(len: usize, refs: u32, pairs: Vec<Pair>, sizes: &[u64]) -> Result<Outcome, Error> {
+        let mut out = Outcome::new(len, refs, pairs)?;
+        // Greatest first: most shingles, then earliest.
+        let rank = |d: &u32| (std::cmp::Reverse(sizes[*d as usize]), *d);
+        for group in &mut out.clusters {
+            let keeper = group.iter().min_by_key(|d| rank(d)).copied();
+            if let Some(keeper) = keeper {
+                group.retain(|&d| d != keeper);
+                group.insert(0, keeper);
+            }
+        }
+        out.clusters.sort_unstable_by_key(|g| g[0]);
+        let mut dropped: Vec<u32> = out
+            .pairs
+            .iter()
+            .map(|p| std::cmp::max_by_key(p.a, p.b, rank))
+            .filter(|&d| d >= refs)
+            .collect();
+        dropped.sort_unstable();
+        dropped.dedup();
+        out.dropped = dropped;
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +132,20 @@ mod tests {
         assert_eq!(out.dropped, [2, 3, 5]);
         let refs = Outcome::new(7, 4, vec![Pair::new(1, 3, None), Pair::new(3, 6, None)]);
         assert_eq!(refs.unwrap().dropped, [6]);
+    }
+
+    #[test]
+    fn containment_drops_the_smaller_side_of_each_pair() {
+        // 0 ⊂ 1 ⊂ 2; 3 is in both 2 and 4, which do not hold each other;
+        // 5 and 6 are the same size: the later goes.
+        let sizes = [10, 50, 90, 5, 40, 7, 7];
+        let pairs = [(0, 1), (1, 2), (2, 3), (3, 4), (5, 6)];
+        let pairs = pairs.iter().map(|&(a, b)| Pair::new(a, b, None)).collect();
+        let out = Outcome::contained(7, 0, pairs, &sizes).unwrap();
+        assert_eq!(out.clusters, [vec![2, 0, 1, 3, 4], vec![5, 6]]);
+        assert_eq!(out.dropped, [0, 1, 3, 6]);
+        // A reference is never dropped, though contained.
+        let refs = Outcome::contained(7, 1, vec![Pair::new(0, 1, None)], &sizes).unwrap();
+        assert!(refs.dropped.is_empty());
     }
 }
