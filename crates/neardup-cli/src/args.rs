@@ -424,6 +424,14 @@ pub struct ScanArgs {
     pub against: Vec<PathBuf>,
     #[command(flatten)]
     pub plan: PlanArgs,
+    /// Report every pair in which one document holds at least T of the
+    /// other's distinct shingles (0 < T <= 1, up to 4 decimals), found
+    /// exactly, whatever their lengths: how much of a submission is found
+    /// in a source. In place of the near-duplicate search; each pair line
+    /// gains "containment", and clusters drop the smaller side of each
+    /// pair. Needs texts, not signature files.
+    #[arg(long, value_name = "T", value_parser = parse_threshold, conflicts_with_all = ["threshold", "recall", "bands"])]
+    pub containment: Option<Threshold>,
     /// Memory budget; beyond it band records spill to sorted runs in the
     /// temp dir (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]

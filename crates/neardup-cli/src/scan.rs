@@ -42,6 +42,7 @@ fn options(args: &ScanArgs) -> neardup_scan::Options {
         outputs: args.outputs.outputs(args.write_deduped.clone()),
         report: args.report.report.clone(),
         bases: args.report.base.clone(),
+        containment: args.containment,
     }
 }
 
@@ -87,6 +88,10 @@ fn print_summary(s: &neardup_scan::Summary, plan: &Plan, total: Duration) {
             crate::output::one_line(first)
         );
     }
+    if let Some((vocabulary, tokens)) = s.join {
+        print_join(s, vocabulary, tokens, &stages, total);
+        return;
+    }
     let miss = if plan.misses_none() {
         "0 (exact recall: every pair at or over the threshold has a shared band)".to_owned()
     } else {
@@ -121,6 +126,37 @@ fn print_summary(s: &neardup_scan::Summary, plan: &Plan, total: Duration) {
     );
     eprintln!(
         "  clusters: {}, documents dropped: {}",
+        s.clusters.0, s.clusters.1
+    );
+    eprintln!(
+        "  time: {}, total {:.2}s",
+        stages.join(", "),
+        total.as_secs_f64()
+    );
+}
+
+/// [`print_summary`]'s figures for a scan for containment.
+fn print_join(
+    s: &neardup_scan::Summary,
+    vocabulary: u64,
+    tokens: u64,
+    stages: &[String],
+    total: Duration,
+) {
+    eprintln!(
+        "  containment join: {vocabulary} shingles held by two or more documents, {tokens} in all (exact: every pair at or over the threshold)"
+    );
+    eprintln!(
+        "  identical groups: {} ({} documents)",
+        s.groups.0, s.groups.1
+    );
+    let (pairs, identical) = s.pairs;
+    eprintln!(
+        "  verified pairs: {pairs} ({identical} identical, {} at or over the threshold)",
+        pairs - identical
+    );
+    eprintln!(
+        "  clusters: {}, documents dropped: {} (the smaller side of each pair)",
         s.clusters.0, s.clusters.1
     );
     eprintln!(

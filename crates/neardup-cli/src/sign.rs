@@ -56,6 +56,7 @@ fn sign_corpus(
         fields,
         params,
         backend,
+        keys: false,
     };
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(t) = args.batch.threads {
@@ -66,7 +67,7 @@ fn sign_corpus(
     let name = display_name(path);
 
     // The line is written on the worker: the id passes through unchanged.
-    let line = |id: String, fp: Fingerprint| {
+    let line = |id: String, fp: Fingerprint, _| {
         let mut out = String::with_capacity(160 + 8 * params.n());
         SignatureRecord::write(&mut out, "id", &id, &fp);
         Ok(out)

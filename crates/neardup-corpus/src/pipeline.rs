@@ -292,11 +292,15 @@ pub struct Signing<'a> {
     pub params: Params,
     /// The code path; every one gives the same signatures.
     pub backend: Backend,
+    /// Whether each document's distinct shingle keys are kept too, for a
+    /// scan for containment ([`Signer::keeping_keys`]).
+    pub keys: bool,
 }
 
 /// [`pipeline`] that signs each record's document, a chunk at a time as
 /// one batch of the worker's [`Signer`], and hands its id (as the input
-/// wrote it) and fingerprint to `make`, on the worker; `make`'s result
+/// wrote it), fingerprint and shingle keys (empty unless
+/// [`Signing::keys`]) to `make`, on the worker; `make`'s result
 /// goes to `consume` in input order. A record that is not a document
 /// stops the stream with its error, in its place.
 pub fn sign<T: Send, E: From<Error>>(
@@ -304,7 +308,7 @@ pub fn sign<T: Send, E: From<Error>>(
     name: &str,
     max_line: u64,
     how: Signing<'_>,
-    make: impl Fn(String, Fingerprint) -> Result<T> + Sync + Send,
+    make: impl Fn(String, Fingerprint, Vec<u64>) -> Result<T> + Sync + Send,
     consume: impl FnMut(&Record<'_>, T) -> Result<(), E>,
 ) -> Result<(), E> {
     let work = |signer: &mut Signer, records: &[Record<'_>]| -> Vec<Result<T>> {
@@ -314,16 +318,23 @@ pub fn sign<T: Send, E: From<Error>>(
             .iter()
             .filter_map(|d| d.as_ref().ok())
             .map(|d| &*d.text);
-        let mut fps = signer.sign_all(texts).into_iter();
+        let mut fps = signer.sign_all_with_keys(texts).into_iter();
         docs.into_iter()
             .map(|doc| {
                 let doc = doc?;
-                let fp = fps.next().expect("one fingerprint per text");
-                make(doc.id, fp)
+                let (fp, keys) = fps.next().expect("one fingerprint per text");
+                make(doc.id, fp, keys)
             })
             .collect()
     };
-    let init = || Signer::new(how.params, how.backend);
+    let init = || {
+        let signer = Signer::new(how.params, how.backend);
+        if how.keys {
+            signer.keeping_keys()
+        } else {
+            signer
+        }
+    };
     pipeline(data, name, max_line, init, work, consume)
 }
 

@@ -202,13 +202,14 @@ fn read(
         fields,
         params,
         backend: Backend::detect(),
+        keys: false,
     };
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| Error::Refused(format!("starting a worker thread: {e}")))?;
     let mut batch = Signed::default();
-    let make = |raw, fp| Ok((id::canonical(raw)?, fp));
+    let make = |raw, fp, _| Ok((id::canonical(raw)?, fp));
     one.install(|| {
         pipeline::sign(
             &mut source.data,

@@ -5,6 +5,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use neardup::scan::contained::Keys;
 use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
 use neardup_corpus::format::Format;
 use neardup_corpus::pipeline::{self, Record, Signing};
@@ -76,19 +77,25 @@ pub struct Corpus {
     /// Text files of a directory that word shingles cannot compare
     /// ([`neardup::Caveat`]), and the first one's name and caveat.
     pub caveats: (u64, Option<String>),
+    /// Each document's distinct shingle keys, ascending, when the load
+    /// was asked to keep them (a scan for containment).
+    pub keys: Option<Keys>,
 }
 
 impl Corpus {
     /// Reads and signs every input: the `against` ones (references) first,
-    /// then `inputs`.
+    /// then `inputs`; with `keys`, keeps each document's shingle keys,
+    /// which only texts have (a signature file is refused).
     pub fn load(
         against: &[PathBuf],
         inputs: &[PathBuf],
         reading: &Reading,
         signing: (Params, Backend),
+        keys: bool,
         watch: &dyn Watch,
     ) -> Result<Corpus> {
         let mut loader = Loader::new(reading, signing, watch);
+        loader.corpus.keys = keys.then(Keys::new);
         for path in against {
             loader.input(path, true)?;
         }
@@ -151,6 +158,7 @@ impl<'a> Loader<'a> {
                 refs: 0,
                 skipped: 0,
                 caveats: (0, None),
+                keys: None,
             },
             ids: HashMap::new(),
             collided: HashMap::new(),
@@ -215,8 +223,15 @@ impl<'a> Loader<'a> {
         Ok(())
     }
 
-    /// Adds one document, refusing an id seen before.
-    fn push(&mut self, id: String, fp: Fingerprint, input: u32, line: u64) -> Result<()> {
+    /// Adds one document, refusing an id seen before; its shingle keys are
+    /// kept when the corpus keeps them.
+    fn push(
+        &mut self,
+        id: String,
+        (fp, keys): (Fingerprint, Vec<u64>),
+        input: u32,
+        line: u64,
+    ) -> Result<()> {
         let number = u32::try_from(self.corpus.docs.len())
             .ok()
             .filter(|&n| n < u32::MAX)
@@ -245,6 +260,9 @@ impl<'a> Loader<'a> {
         }
         self.corpus.docs.push(Doc { id, input, line });
         self.corpus.fps.push(fp);
+        if let Some(all) = &mut self.corpus.keys {
+            all.push(&keys);
+        }
         Ok(())
     }
 
@@ -274,19 +292,24 @@ impl<'a> Loader<'a> {
         let mut kept = Vec::new();
         let (params, backend, strict) = (self.params, self.backend, self.reading.strict);
         let (opts, watch) = (&self.reading.text, self.watch);
+        let keys = self.corpus.keys.is_some();
         for chunk in files.chunks(256) {
-            type Signed = Option<(Fingerprint, Option<neardup::Caveat>)>;
+            type Signed = Option<((Fingerprint, Vec<u64>), Option<neardup::Caveat>)>;
             let signed: Vec<Result<Signed>> = chunk
                 .par_iter()
                 .map_init(
-                    || Signer::new(params, backend),
+                    || match Signer::new(params, backend) {
+                        s if keys => s.keeping_keys(),
+                        s => s,
+                    },
                     |signer, (path, _)| match read_document(path, opts) {
                         Ok(doc) => {
                             for w in &doc.warnings {
                                 watch.warn(&format!("'{}': {w}", display_name(path)));
                             }
                             let caveat = neardup::Caveat::of(&doc.text, params.k());
-                            Ok(Some((signer.sign(&doc.text), caveat)))
+                            let mut one = signer.sign_all_with_keys([&*doc.text]);
+                            Ok(one.pop().map(|signed| (signed, caveat)))
                         }
                         Err(e) if strict => Err(e.into()),
                         Err(e) => {
@@ -327,10 +350,16 @@ impl<'a> Loader<'a> {
             true => Kind::Signatures,
             false => Kind::Documents,
         };
+        if kind == Kind::Signatures && self.corpus.keys.is_some() {
+            bail!(
+                "'{name}' holds signatures, which keep no shingles: --containment needs the texts"
+            );
+        }
         let how = Signing {
             fields,
             params: self.params,
             backend: self.backend,
+            keys: self.corpus.keys.is_some(),
         };
         let max_line = self.reading.text.max_size;
         let bar = self.watch.bytes(source.total);
@@ -345,7 +374,11 @@ impl<'a> Loader<'a> {
             Kind::Signatures => {
                 let params = self.params;
                 let read = |_: &mut (), records: &[Record<'_>]| {
-                    records.iter().map(|r| signature(r, params)).collect()
+                    let with_no_keys = |(id, fp)| (id, (fp, Vec::new()));
+                    records
+                        .iter()
+                        .map(|r| signature(r, params).map(with_no_keys))
+                        .collect()
                 };
                 pipeline::pipeline(
                     records,
@@ -357,7 +390,7 @@ impl<'a> Loader<'a> {
                 )?
             }
             _ => {
-                let make = |raw, fp| Ok((id::canonical(raw)?, fp));
+                let make = |raw, fp, keys| Ok((id::canonical(raw)?, (fp, keys)));
                 pipeline::sign(records, &name, max_line, how, make, |r, v| {
                     consume(self, r, v)
                 })?
@@ -458,7 +491,8 @@ mod tests {
         let mut loader = Loader::new(&reading, signing, &crate::watch::Quiet);
         loader.current = "in.jsonl".into();
         let fp = Fingerprint::of("", Params::DEFAULT);
-        let mut push = |id: &str, line| loader.push(id.to_owned(), fp.clone(), 0, line);
+        let mut push =
+            |id: &str, line| loader.push(id.to_owned(), (fp.clone(), Vec::new()), 0, line);
         // "ab" and "cd" have one hash here.
         push("\"ab\"", 1).unwrap();
         push("\"cd\"", 2).unwrap();

@@ -12,6 +12,8 @@
 //! - `runs`: band records sorted in memory, or spilled to checked runs
 //!   and k-way merged.
 //! - `pairs`: the merged buckets' candidates, verified.
+//! - `contained`: with `--containment`, the core's containment join in
+//!   parallel, in place of the two above.
 //! - [`outputs`]: pairs, clusters, keep and drop lists, the deduped
 //!   corpus and receipts ([`Sinks`]).
 //! - [`report`]: the HTML report of a scan, and base texts.
@@ -21,6 +23,7 @@
 //! Errors are this crate's own [`Error`]: one line, naming the input or
 //! output.
 
+mod contained;
 pub mod corpus;
 mod error;
 pub mod options;

@@ -96,4 +96,7 @@ pub struct Options {
     pub report: Option<PathBuf>,
     /// Base texts set aside in the report.
     pub bases: Vec<PathBuf>,
+    /// Report every pair in which one document holds at least this share
+    /// of the other's distinct shingles, instead of near-duplicates.
+    pub containment: Option<neardup::Threshold>,
 }

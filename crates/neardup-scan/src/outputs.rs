@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use neardup::scan::{lines, Outcome, Pair};
-use neardup::{Digest, Receipt};
+use neardup::{Containment, Digest, Receipt};
 use rayon::prelude::*;
 
 use crate::corpus::{Corpus, Input, Kind};
@@ -160,7 +160,9 @@ impl Sinks {
                     }
                     let mut line = String::with_capacity(200);
                     let ids = [corpus.docs[a].id.as_str(), corpus.docs[b].id.as_str()];
-                    lines::pair(&mut line, ids, &receipt, &hash, None);
+                    let sizes = [corpus.fps[a].shingles, corpus.fps[b].shingles];
+                    let containment = p.shared.map(|s| Containment::new(s, sizes));
+                    lines::pair(&mut line, ids, &receipt, &hash, containment.as_ref());
                     Ok(line)
                 })
                 .collect();

@@ -14,7 +14,11 @@
 //! 4. **pairs** ([`crate::pairs`]): each bucket of the merged stream gives
 //!    the core's candidates, verified in parallel batches by
 //!    [`Plan::check`];
-//! 5. **clusters**: [`Outcome`];
+//! 5. **clusters**: [`Outcome`].
+//!
+//! With `--containment T`, stages 3 and 4 are the containment join
+//! ([`crate::contained`]) instead, and clusters drop the smaller side of
+//! each pair ([`Outcome::contained`]); then
 //! 6. **outputs** ([`Sinks`], and the report).
 //!
 //! Every output is sorted by input order, so it is byte-identical whatever
@@ -22,7 +26,7 @@
 
 use std::time::{Duration, Instant};
 
-use neardup::scan::{self, Outcome, Plan};
+use neardup::scan::{self, Outcome, Pair, Plan};
 use neardup::Backend;
 use neardup::Banding;
 use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
@@ -34,7 +38,7 @@ use crate::outputs::Sinks;
 use crate::runs::SpillDir;
 use crate::sink::Sink;
 use crate::watch::Watch;
-use crate::{pairs, report, runs};
+use crate::{contained, pairs, report, runs};
 
 /// What a scan found and how long each stage took: the figures of the
 /// CLI's summary.
@@ -62,6 +66,9 @@ pub struct Summary {
     pub pairs: (usize, usize),
     /// Clusters, and documents dropped.
     pub clusters: (usize, usize),
+    /// With `--containment`, the join's repeated shingles and their
+    /// occurrences (in place of band records and candidates).
+    pub join: Option<(u64, u64)>,
     /// Each stage's name and time, in order.
     pub times: Vec<(&'static str, Duration)>,
 }
@@ -134,6 +141,7 @@ pub fn scan(
         &options.inputs,
         reading,
         (params, backend),
+        options.containment.is_some(),
         watch,
     )?;
     time("sign");
@@ -142,17 +150,32 @@ pub fn scan(
     let exact = scan::exact(&corpus.fps, corpus.refs);
     time("exact");
 
-    let reps = &exact.representatives;
-    let bands = runs::band_records(&corpus, reps, plan, options.memory, &temp, watch)?;
-    time("bands");
-
-    let near = pairs::near(&corpus, bands, plan, watch)?;
-    time("pairs");
-
     let exact_pairs = exact.pairs.len();
-    let mut all = exact.pairs;
-    all.extend(near.pairs);
-    let outcome = Outcome::new(corpus.docs.len(), corpus.refs, all)?;
+    let (mut records, mut candidates, mut join) = ((0, 0), (0, 0), None);
+    let outcome = if let Some(t) = options.containment {
+        let found = contained::pairs(&corpus, &exact, t, watch)?;
+        time("join");
+        join = Some((found.vocabulary, found.tokens));
+        // Identical texts hold each other whole.
+        let size = |d: u32| corpus.fps[d as usize].shingles;
+        let mut all: Vec<Pair> = exact.pairs.iter().map(|p| p.sharing(size(p.a))).collect();
+        all.extend(found.pairs);
+        let sizes: Vec<u64> = corpus.fps.iter().map(|f| f.shingles).collect();
+        Outcome::contained(corpus.docs.len(), corpus.refs, all, &sizes)?
+    } else {
+        let reps = &exact.representatives;
+        let bands = runs::band_records(&corpus, reps, plan, options.memory, &temp, watch)?;
+        time("bands");
+        let near = pairs::near(&corpus, bands, plan, watch)?;
+        time("pairs");
+        (records, candidates) = (
+            (near.records, near.runs),
+            (near.candidates, near.largest_bucket),
+        );
+        let mut all = exact.pairs;
+        all.extend(near.pairs);
+        Outcome::new(corpus.docs.len(), corpus.refs, all)?
+    };
     time("clusters");
 
     sinks.write(&corpus, &outcome, reading)?;
@@ -168,10 +191,11 @@ pub fn scan(
         caveats: corpus.caveats,
         banding: plan.banding(),
         groups: (exact.groups, exact.grouped_docs),
-        records: (near.records, near.runs),
-        candidates: (near.candidates, near.largest_bucket),
+        records,
+        candidates,
         pairs: (outcome.pairs.len(), exact_pairs),
         clusters: (outcome.clusters.len(), outcome.dropped.len()),
+        join,
         times,
     })
 }

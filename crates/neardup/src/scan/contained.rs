@@ -35,6 +35,7 @@
 //! Each stage is a plain function over documents or key ranges, so an
 //! engine runs them in parallel; [`run`] is the sequential driver.
 
+use super::Pair;
 use crate::containment::needed;
 use crate::{Error, Threshold};
 
@@ -69,6 +70,13 @@ impl<T: Copy> Lists<T> {
         let i = i as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.items[start..self.ends[i]]
+    }
+
+    /// Appends every list of `other`, in order.
+    pub fn append(&mut self, other: &Lists<T>) {
+        let base = self.items.len();
+        self.items.extend_from_slice(&other.items);
+        self.ends.extend(other.ends.iter().map(|e| base + e));
     }
 
     /// How many lists.
@@ -216,7 +224,7 @@ impl Join {
     pub fn new(
         docs: &[u32],
         sizes: &[u64],
-        tokens: &Lists<u32>,
+        tokens: Lists<u32>,
         vocabulary: usize,
         refs: u32,
         threshold: Threshold,
@@ -240,6 +248,7 @@ impl Join {
             end += c;
             ends.push(end);
         }
+        drop(tokens);
         let mut next: Vec<usize> = ends.iter().zip(&counts).map(|(e, c)| e - c).collect();
         let mut items = vec![0u32; end];
         for member in 0..by_rank.len() as u32 {
@@ -342,6 +351,44 @@ fn intersection(a: &[u32], b: &[u32]) -> u64 {
     shared
 }
 
+/// The join's pairs, found among the representatives of the exact stage,
+/// given to every member of their identical groups: a document identical
+/// to one that holds an essay holds it too, so each of its pairs is
+/// reported as well (`identical`: the exact stage's pairs, each group's
+/// first document paired with every other). Two references still make no
+/// pair. Sorted.
+///
+/// ```
+/// use neardup::scan::{contained::{with_identical, Found}, Pair};
+/// // 0 holds 2; 1 is identical to 0.
+/// let found = vec![Found { a: 0, b: 2, shared: 7 }];
+/// let got = with_identical(found, &[Pair::new(0, 1, Some(128))], 0);
+/// assert_eq!(got, [Found { a: 0, b: 2, shared: 7 }, Found { a: 1, b: 2, shared: 7 }]);
+/// ```
+pub fn with_identical(found: Vec<Found>, identical: &[Pair], refs: u32) -> Vec<Found> {
+    let mut others: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+    for p in identical {
+        others.entry(p.a).or_default().push(p.b);
+    }
+    let group = |d: u32| std::iter::once(d).chain(others.get(&d).into_iter().flatten().copied());
+    let mut out = Vec::with_capacity(found.len());
+    for f in found {
+        for a in group(f.a) {
+            for b in group(f.b) {
+                if !(a < refs && b < refs) {
+                    out.push(Found {
+                        a: a.min(b),
+                        b: a.max(b),
+                        shared: f.shared,
+                    });
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 /// The whole join in memory, on one thread: every pair of `docs` (document
 /// numbers, ascending) that reaches `threshold`, sorted. `sizes` and `keys`
 /// are indexed by document number.
@@ -379,7 +426,7 @@ pub fn run(
         tokens.push(&buf);
     }
     let sizes: Vec<u64> = docs.iter().map(|&d| sizes[d as usize]).collect();
-    let join = Join::new(docs, &sizes, &tokens, vocabulary.len(), refs, threshold);
+    let join = Join::new(docs, &sizes, tokens, vocabulary.len(), refs, threshold);
     let (mut scratch, mut found) = (Scratch::default(), Vec::new());
     for x in 0..join.members() {
         join.probe(x, &mut scratch, &mut found);
@@ -469,14 +516,20 @@ mod tests {
         // 2,000 documents, each the same boilerplate and a line of its
         // own: every pair shares the boilerplate, so every pair counts.
         let boiler = "this manual page is part of the project and may be freely copied";
-        let texts: Vec<String> = (0..2000).map(|i| format!("{boiler} unique{i} words{i} here{i}")).collect();
+        let texts: Vec<String> = (0..2000)
+            .map(|i| format!("{boiler} unique{i} words{i} here{i}"))
+            .collect();
         let sets: Vec<ShingleSet> = texts.iter().map(|t| ShingleSet::new(t, 3)).collect();
         let mut keys = Keys::new();
         sets.iter().for_each(|s| keys.push(&s.keys()));
         let sizes: Vec<u64> = sets.iter().map(|s| s.len() as u64).collect();
         let docs: Vec<u32> = (0..2000).collect();
         // 11 of 14 shingles shared: 0.786.
-        let at = |t: &str| run(&keys, &sizes, &docs, 0, t.parse().unwrap()).unwrap().len();
+        let at = |t: &str| {
+            run(&keys, &sizes, &docs, 0, t.parse().unwrap())
+                .unwrap()
+                .len()
+        };
         assert_eq!(at("0.78"), 2000 * 1999 / 2);
         assert_eq!(at("0.79"), 0);
     }

@@ -88,7 +88,12 @@ impl Outcome {
     /// smaller side of a pair, so every cluster keeps it, and lists it
     /// first; it can keep others too (two sources that each hold an essay
     /// but not each other).
-    pub fn contained(len: usize, refs: u32, pairs: Vec<Pair>, sizes: &[u64]) -> Result<Outcome, Error> {
+    pub fn contained(
+        len: usize,
+        refs: u32,
+        pairs: Vec<Pair>,
+        sizes: &[u64],
+    ) -> Result<Outcome, Error> {
         let mut out = Outcome::new(len, refs, pairs)?;
         // Greatest first: most shingles, then earliest.
         let rank = |d: &u32| (std::cmp::Reverse(sizes[*d as usize]), *d);

@@ -1,0 +1,106 @@
+//! The containment stage's engine: the core's join
+//! ([`neardup::scan::contained`]) with each of its stages run in parallel,
+//! in place of the bands and pairs stages when `--containment` is given.
+
+use neardup::scan::contained::{repeated, with_identical, Join, Lists, Scratch, Vocabulary, PARTS};
+use neardup::scan::{Exact, Pair};
+use neardup::Threshold;
+use rayon::prelude::*;
+
+use crate::corpus::Corpus;
+use crate::error::{message, Result};
+use crate::watch::Watch;
+
+/// The containment stage's result.
+pub struct Contained {
+    /// Every pair at or over the threshold, with its shared shingles.
+    pub pairs: Vec<Pair>,
+    /// Distinct shingles held by two or more documents.
+    pub vocabulary: u64,
+    /// Their occurrences: what the inverted lists hold.
+    pub tokens: u64,
+}
+
+/// Documents whose tokens are looked up together.
+const CHUNK: usize = 4096;
+
+/// Every pair in which one document holds at least `threshold` of the
+/// other's shingles: joined among the representatives of the exact stage
+/// (`exact`), then given to every member of their groups.
+pub fn pairs(
+    corpus: &Corpus,
+    exact: &Exact,
+    threshold: Threshold,
+    watch: &dyn Watch,
+) -> Result<Contained> {
+    let keys = corpus
+        .keys
+        .as_ref()
+        .ok_or_else(|| message!("the corpus was loaded without its shingle keys"))?;
+    let fps = &corpus.fps;
+    let docs: Vec<u32> = exact
+        .representatives
+        .iter()
+        .copied()
+        .filter(|&d| fps[d as usize].shingles > 0)
+        .collect();
+    let parts: Vec<_> = (0..PARTS)
+        .into_par_iter()
+        .map(|part| repeated(keys, &docs, part))
+        .collect();
+    let vocabulary = Vocabulary::new(parts)?;
+    let lists: Vec<Lists<u32>> = docs
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let (mut lists, mut buf) = (Lists::new(), Vec::new());
+            for &d in chunk {
+                vocabulary.tokens(keys.of(d), &mut buf);
+                lists.push(&buf);
+            }
+            lists
+        })
+        .collect();
+    let mut tokens = Lists::new();
+    for l in &lists {
+        tokens.append(l);
+    }
+    drop(lists);
+    let total = tokens.total() as u64;
+    let sizes: Vec<u64> = docs.iter().map(|&d| fps[d as usize].shingles).collect();
+    let join = Join::new(
+        &docs,
+        &sizes,
+        tokens,
+        vocabulary.len(),
+        corpus.refs,
+        threshold,
+    );
+    let bar = watch.count(u64::from(join.members()), "documents probed");
+    let found: Vec<_> = (0..join.members())
+        .into_par_iter()
+        .with_min_len(256)
+        .map_init(Scratch::default, |scratch, x| {
+            let mut out = Vec::new();
+            join.probe(x, scratch, &mut out);
+            if x % 4096 == 0 {
+                bar.inc(4096);
+            }
+            out
+        })
+        .flatten_iter()
+        .collect();
+    bar.finish();
+    let found = with_identical(found, &exact.pairs, corpus.refs);
+    let matches = |a: u32, b: u32| {
+        let (sa, sb) = (&fps[a as usize].signature, &fps[b as usize].signature);
+        Some(sa.as_ref()?.matches(sb.as_ref()?))
+    };
+    Ok(Contained {
+        pairs: found
+            .into_iter()
+            .map(|f| Pair::new(f.a, f.b, matches(f.a, f.b)).sharing(f.shared))
+            .collect(),
+        vocabulary: vocabulary.len() as u64,
+        tokens: total,
+    })
+}
