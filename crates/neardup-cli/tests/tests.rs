@@ -6,6 +6,7 @@ mod util;
 
 mod bad_input;
 mod cli;
+mod contained;
 mod documents;
 mod explain;
 mod faults;
