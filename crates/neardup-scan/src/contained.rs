@@ -2,8 +2,8 @@
 //! ([`neardup::scan::contained`]) with each of its stages run in parallel,
 //! in place of the bands and pairs stages when `--containment` is given.
 
-use neardup::scan::contained::{repeated, with_identical, Join, Lists, Scratch, Vocabulary, PARTS};
-use neardup::scan::{Exact, Pair};
+use neardup::scan::contained::{repeated, Found, Join, Lists, Scratch, Vocabulary, PARTS};
+use neardup::scan::Exact;
 use neardup::Threshold;
 use rayon::prelude::*;
 
@@ -13,8 +13,8 @@ use crate::watch::Watch;
 
 /// The containment stage's result.
 pub struct Contained {
-    /// Every pair at or over the threshold, with its shared shingles.
-    pub pairs: Vec<Pair>,
+    /// Every pair of representatives at or over the threshold.
+    pub found: Vec<Found>,
     /// Distinct shingles held by two or more documents.
     pub vocabulary: u64,
     /// Their occurrences: what the inverted lists hold.
@@ -24,9 +24,8 @@ pub struct Contained {
 /// Documents whose tokens are looked up together.
 const CHUNK: usize = 4096;
 
-/// Every pair in which one document holds at least `threshold` of the
-/// other's shingles: joined among the representatives of the exact stage
-/// (`exact`), then given to every member of their groups.
+/// Every pair of representatives of the exact stage (`exact`) in which
+/// one holds at least `threshold` of the other's shingles.
 pub fn pairs(
     corpus: &Corpus,
     exact: &Exact,
@@ -90,16 +89,8 @@ pub fn pairs(
         .flatten_iter()
         .collect();
     bar.finish();
-    let found = with_identical(found, &exact.pairs, corpus.refs);
-    let matches = |a: u32, b: u32| {
-        let (sa, sb) = (&fps[a as usize].signature, &fps[b as usize].signature);
-        Some(sa.as_ref()?.matches(sb.as_ref()?))
-    };
     Ok(Contained {
-        pairs: found
-            .into_iter()
-            .map(|f| Pair::new(f.a, f.b, matches(f.a, f.b)).sharing(f.shared))
-            .collect(),
+        found,
         vocabulary: vocabulary.len() as u64,
         tokens: total,
     })

@@ -26,7 +26,7 @@
 
 use std::time::{Duration, Instant};
 
-use neardup::scan::{self, Outcome, Pair, Plan};
+use neardup::scan::{self, Outcome, Plan};
 use neardup::Backend;
 use neardup::Banding;
 use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
@@ -156,12 +156,7 @@ pub fn scan(
         let found = contained::pairs(&corpus, &exact, t, watch)?;
         time("join");
         join = Some((found.vocabulary, found.tokens));
-        // Identical texts hold each other whole.
-        let size = |d: u32| corpus.fps[d as usize].shingles;
-        let mut all: Vec<Pair> = exact.pairs.iter().map(|p| p.sharing(size(p.a))).collect();
-        all.extend(found.pairs);
-        let sizes: Vec<u64> = corpus.fps.iter().map(|f| f.shingles).collect();
-        Outcome::contained(corpus.docs.len(), corpus.refs, all, &sizes)?
+        scan::contained::outcome(&corpus.fps, corpus.refs, &exact, found.found)?
     } else {
         let reps = &exact.representatives;
         let bands = runs::band_records(&corpus, reps, plan, options.memory, &temp, watch)?;

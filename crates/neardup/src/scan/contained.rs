@@ -35,9 +35,9 @@
 //! Each stage is a plain function over documents or key ranges, so an
 //! engine runs them in parallel; [`run`] is the sequential driver.
 
-use super::Pair;
+use super::{Exact, Outcome, Pair};
 use crate::containment::needed;
-use crate::{Error, Threshold};
+use crate::{Error, Fingerprint, Threshold};
 
 /// Many lists in one buffer: list `i` is `items[ends[i-1]..ends[i]]`.
 /// Millions of small `Vec`s would cost an allocation and 24 bytes each.
@@ -433,6 +433,81 @@ pub fn run(
     }
     found.sort_unstable();
     Ok(found)
+}
+
+/// The outcome of a scan for containment: the exact stage's pairs (each
+/// identical pair shares its whole set) and the join's pairs, found among
+/// the representatives and given to their groups ([`with_identical`]),
+/// each with its slot matches, clustered by [`Outcome::contained`].
+///
+/// # Errors
+/// More than `u32::MAX` documents.
+pub fn outcome(
+    fingerprints: &[Fingerprint],
+    refs: u32,
+    exact: &Exact,
+    found: Vec<Found>,
+) -> Result<Outcome, Error> {
+    let fp = |d: u32| &fingerprints[d as usize];
+    let matches =
+        |a: u32, b: u32| Some(fp(a).signature.as_ref()?.matches(fp(b).signature.as_ref()?));
+    let mut pairs: Vec<Pair> = exact
+        .pairs
+        .iter()
+        .map(|p| p.sharing(fp(p.a).shingles))
+        .collect();
+    let found = with_identical(found, &exact.pairs, refs);
+    pairs.extend(
+        found
+            .into_iter()
+            .map(|f| Pair::new(f.a, f.b, matches(f.a, f.b)).sharing(f.shared)),
+    );
+    let sizes: Vec<u64> = fingerprints.iter().map(|f| f.shingles).collect();
+    Outcome::contained(fingerprints.len(), refs, pairs, &sizes)
+}
+
+/// A whole scan for containment in memory, on one thread (the page's):
+/// every pair of documents in which one holds at least `threshold` of the
+/// other's distinct shingles. `keys` holds each document's
+/// [`crate::ShingleSet::keys`]; documents `0..refs` are references.
+///
+/// ```
+/// use neardup::scan::contained::{self, Keys};
+/// use neardup::{normalize, Fingerprint, Params, ShingleSet};
+/// let source = "one two three four five six seven eight nine ten eleven twelve";
+/// let texts = [source, "zero one two three four five six seven", "unrelated words only here today"];
+/// let p = Params::DEFAULT;
+/// let fps: Vec<Fingerprint> = texts.iter().map(|t| Fingerprint::of(t, p)).collect();
+/// let mut keys = Keys::new();
+/// texts.iter().for_each(|t| keys.push(&ShingleSet::new(&normalize(t), p.k()).keys()));
+/// let out = contained::scan(&fps, &keys, 1, "0.5".parse()?)?;
+/// // 3 of the essay's 4 shingles are in the source (0.75).
+/// assert_eq!((out.pairs[0].a, out.pairs[0].b, out.pairs[0].shared), (0, 1, Some(3)));
+/// assert_eq!(out.dropped, [1]);
+/// # Ok::<(), neardup::Error>(())
+/// ```
+///
+/// # Errors
+/// More than `u32::MAX` documents or repeated keys, or `refs` past the end.
+pub fn scan(
+    fingerprints: &[Fingerprint],
+    keys: &Keys,
+    refs: u32,
+    threshold: Threshold,
+) -> Result<Outcome, Error> {
+    if u32::try_from(fingerprints.len()).is_err() || refs as usize > fingerprints.len() {
+        return Err(Error::TooManyDocuments(fingerprints.len() as u64));
+    }
+    let exact = super::exact(fingerprints, refs);
+    let sizes: Vec<u64> = fingerprints.iter().map(|f| f.shingles).collect();
+    let docs: Vec<u32> = exact
+        .representatives
+        .iter()
+        .copied()
+        .filter(|&d| sizes[d as usize] > 0)
+        .collect();
+    let found = run(keys, &sizes, &docs, refs, threshold)?;
+    outcome(fingerprints, refs, &exact, found)
 }
 
 #[cfg(test)]
