@@ -262,3 +262,80 @@ fn bad_containment_input_is_refused_with_no_output() {
     );
     assert!(!d.root().join("out.jsonl").exists());
 }
+
+/// The teacher's report: one row per submission, the share of its words
+/// found in any source (each source's part beside it), sorted by share;
+/// then the pairs, with containment.
+#[test]
+fn the_report_opens_with_the_submissions_table() {
+    let d = Dir::new();
+    let (sources, essays) = class();
+    let (subs, srcs) = (d.root().join("subs"), d.root().join("srcs"));
+    std::fs::create_dir_all(&subs).unwrap();
+    std::fs::create_dir_all(&srcs).unwrap();
+    for (id, text) in &sources {
+        std::fs::write(srcs.join(format!("{id}.txt")), text).unwrap();
+    }
+    for (id, text) in &essays {
+        std::fs::write(subs.join(format!("{id}.txt")), text).unwrap();
+    }
+    let args = [
+        "scan",
+        "subs",
+        "--against",
+        "srcs",
+        "--containment",
+        "0.3",
+        "--report",
+        "r.html",
+        "-q",
+    ];
+    ok(&neardup_in(d.root(), &args));
+    let html = read(d.root().join("r.html"));
+    let table = &html[html.find("<h2 id=submissions>").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(html.find("<h2 id=submissions>") < html.find("<h2 id=pairs>"));
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("<tr><td")).collect();
+    assert_eq!(rows.len(), essays.len(), "one row per submission");
+    // Each share is the one `compare --explain` gives a submission paired
+    // with one source; sorted, highest first; unpaired ones last.
+    let mut last = f64::INFINITY;
+    let mut unpaired = 0;
+    for row in &rows {
+        let cells: Vec<&str> = row.split("<td").collect();
+        let name = cells[2].trim_start_matches('>');
+        if row.contains("no source at or over 0.3") {
+            unpaired += 1;
+            continue;
+        }
+        assert_eq!(unpaired, 0, "paired rows come first: {row}");
+        let share: f64 = cells[4]
+            .trim_start_matches(" class=r><b>")
+            .trim_end_matches("%</b>")
+            .parse()
+            .unwrap();
+        assert!(share <= last, "{row}");
+        last = share;
+        let parts: Vec<&str> = cells[5].trim_start_matches('>').split("<br>").collect();
+        if parts.len() == 1 {
+            let source = parts[0].split(' ').next().unwrap();
+            let o = neardup_in(d.root(), &["compare", "--explain", "--json", name, source]);
+            let cov = json_of(&o)["coverage"]["a"].as_f64().unwrap();
+            assert_eq!(
+                format!("{:.1}", 100.0 * cov),
+                format!("{share:.1}"),
+                "{row}"
+            );
+        }
+    }
+    assert!(
+        rows[0].contains(
+            "subs/note.txt<td class=r>40<td class=r><b>100.0%</b><td>srcs/source4.txt 100.0%"
+        ),
+        "{}",
+        rows[0]
+    );
+    assert!(unpaired > 0 && table.contains("subs/stranger.txt<td class=r>—"));
+    assert!(html.contains("<th>Containment A in B / B in A"));
+    assert!(html.contains("<tr><th>Containment<td>0.3 (pairs in which one document holds"));
+}

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use neardup::report::{self, Document, Input, Settings};
 use neardup::scan::{Outcome, Plan};
+use neardup::Threshold;
 use neardup::{Base, Params};
 use neardup_corpus::describe;
 use neardup_corpus::lines::Batches;
@@ -158,6 +159,7 @@ pub(crate) fn write(
     plan: &Plan,
     reading: &Reading,
     bases: &[PathBuf],
+    containment: Option<Threshold>,
 ) -> Result<()> {
     let mut wanted: Vec<u32> = outcome.pairs.iter().flat_map(|p| [p.a, p.b]).collect();
     wanted.sort_unstable();
@@ -181,6 +183,7 @@ pub(crate) fn write(
         banding: Some(plan.banding()),
         version: VERSION,
         extractor: extractor(texts.values().map(|t| t.1)),
+        containment,
     };
     let input = Input {
         settings,

@@ -175,7 +175,15 @@ pub fn scan(
 
     sinks.write(&corpus, &outcome, reading)?;
     if let Some(sink) = report {
-        report::write(sink, &corpus, &outcome, plan, reading, &options.bases)?;
+        report::write(
+            sink,
+            &corpus,
+            &outcome,
+            plan,
+            reading,
+            &options.bases,
+            options.containment,
+        )?;
     }
     time("outputs");
 

@@ -227,6 +227,7 @@ fn collection_report(
         banding: Some(plan.banding()),
         version: VERSION,
         extractor: extractor((0..fps.len()).filter(|&d| in_pairs[d]).map(|d| formats[d])),
+        containment: None,
     };
     let input = Input {
         settings,

@@ -49,6 +49,7 @@
 mod html;
 mod map;
 mod pair;
+mod sources;
 
 use std::fmt::Write as _;
 
@@ -85,6 +86,11 @@ pub struct Settings<'a> {
     /// The extraction rules' version, when a document was extracted from
     /// a format other than plain text.
     pub extractor: Option<&'a str>,
+    /// The containment threshold of a scan for containment (`scan
+    /// --containment`): the pairs carry containment, the table shows it
+    /// and sorts by it, and with reference documents (sources) the report
+    /// opens with the submissions table.
+    pub containment: Option<Threshold>,
 }
 
 impl<'a> Settings<'a> {
@@ -96,6 +102,7 @@ impl<'a> Settings<'a> {
             banding: None,
             version,
             extractor: None,
+            containment: None,
         }
     }
 }
@@ -177,10 +184,18 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
         .iter()
         .map(|&p| Row::new(input, p, base.as_ref()))
         .collect::<Result<Vec<Row>, Error>>()?;
-    rows.sort_by(|x, y| Row::order(x, y, base.is_some()));
+    let contained = input.settings.containment.is_some();
+    rows.sort_by(|x, y| Row::order(x, y, base.is_some(), contained));
+    let submissions = match contained && input.refs > 0 {
+        true => Some(sources::submissions(input, base.as_ref())?),
+        false => None,
+    };
 
     let mut out = String::with_capacity(64 << 10);
     head(&mut out, input, rows.len());
+    if let Some(subs) = &submissions {
+        sources::table(&mut out, input, subs);
+    }
     settings(&mut out, input);
     pairs_table(&mut out, input, &rows, base.is_some());
     if input.settings.threshold.is_some() {
@@ -188,7 +203,7 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
         heat_map(&mut out, input);
         documents(&mut out, input);
     }
-    check(&mut out, rows.len());
+    check(&mut out, rows.len(), contained);
     if !rows.is_empty() {
         let _ = writeln!(out, "<h2 id=evidence>Evidence</h2>");
         if rows.len() > MAX_EVIDENCE {
@@ -223,8 +238,12 @@ fn head(out: &mut String, input: &Input<'_>, pairs: usize) {
          <meta name=viewport content=\"width=device-width, initial-scale=1\">\n\
          <title>neardup report: {what}, {pairs} pair(s)</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n\
          <h1>neardup report</h1>\n<p>A {what}: {pairs} pair(s) reported.</p>\n\
-         <nav><a href=\"#settings\">Settings</a><a href=\"#pairs\">Pairs</a>"
+         <nav>"
     );
+    if input.settings.containment.is_some() && input.refs > 0 {
+        out.push_str("<a href=\"#submissions\">Submissions</a>");
+    }
+    out.push_str("<a href=\"#settings\">Settings</a><a href=\"#pairs\">Pairs</a>");
     if input.settings.threshold.is_some() {
         out.push_str("<a href=\"#clusters\">Clusters</a><a href=\"#map\">Heat map</a><a href=\"#documents\">Documents</a>");
     }
@@ -255,10 +274,12 @@ fn settings(out: &mut String, input: &Input<'_>) {
         p.k(),
         p.n()
     );
-    if let Some(t) = s.threshold {
+    if let Some(t) = s.containment {
+        let _ = writeln!(out, "<tr><th>Containment<td>{t} (pairs in which one document holds at least this share of the other\u{2019}s distinct shingles, found exactly)");
+    } else if let Some(t) = s.threshold {
         let _ = writeln!(out, "<tr><th>Threshold<td>{t} (pairs whose signatures agree on at least this share of slots)");
     }
-    if let Some(b) = s.banding {
+    if let (Some(b), None) = (s.banding, s.containment) {
         let _ = writeln!(
             out,
             "<tr><th>Banding<td>{} bands \u{d7} {} rows",
@@ -299,10 +320,10 @@ fn pairs_table(out: &mut String, input: &Input<'_>, rows: &[Row], with_base: boo
     let _ = writeln!(
         out,
         "<p class=note>Ordered by {}. Coverage: the share of each text's words inside passages of at least k words that the other text has too.{}</p>",
-        if with_base {
-            "the share shared outside the base (the larger of A's and B's), then by similarity"
-        } else {
-            "similarity, most similar first"
+        match (with_base, input.settings.containment.is_some()) {
+            (true, _) => "the share shared outside the base (the larger of A's and B's), then by similarity",
+            (false, true) => "containment, the most contained first",
+            (false, false) => "similarity, most similar first",
         },
         if with_base {
             " Shared outside the base: the same, leaving out the passages that also occur in a base text."
@@ -310,7 +331,14 @@ fn pairs_table(out: &mut String, input: &Input<'_>, rows: &[Row], with_base: boo
             ""
         }
     );
-    out.push_str("<table>\n<tr><th class=r>#<th>A<th>B<th>Verdict<th>MinHash similarity<th>Exact Jaccard<th>Coverage A / B");
+    let contained = input.settings.containment.is_some();
+    out.push_str(
+        "<table>\n<tr><th class=r>#<th>A<th>B<th>Verdict<th>MinHash similarity<th>Exact Jaccard",
+    );
+    if contained {
+        out.push_str("<th>Containment A in B / B in A");
+    }
+    out.push_str("<th>Coverage A / B");
     if with_base {
         out.push_str("<th>Shared outside the base A / B");
     }
@@ -326,14 +354,23 @@ fn pairs_table(out: &mut String, input: &Input<'_>, rows: &[Row], with_base: boo
         let v = r.receipt.verdict.as_str();
         let _ = write!(
             out,
-            "<tr><td class=r>{link}<td>{}<td>{}<td class=\"v-{v}\">{v}<td>{}<td class=r>{}<td class=r>{} / {}",
+            "<tr><td class=r>{link}<td>{}<td>{}<td class=\"v-{v}\">{v}<td>{}<td class=r>{}",
             name(r.pair.a),
             name(r.pair.b),
             r.similarity_text(),
             r.jaccard_text(),
-            pct(ca),
-            pct(cb)
         );
+        if contained {
+            let share = |x: Option<f64>| x.map_or_else(|| "undefined".to_owned(), pct);
+            let c = &r.containment;
+            let _ = write!(
+                out,
+                "<td class=r>{} / {}",
+                share(c.a_in_b()),
+                share(c.b_in_a())
+            );
+        }
+        let _ = write!(out, "<td class=r>{} / {}", pct(ca), pct(cb));
         if with_base {
             let _ = write!(
                 out,
@@ -354,20 +391,24 @@ fn clusters(out: &mut String, input: &Input<'_>) {
         out.push_str("<p>No cluster: no two documents were paired.</p>\n");
         return;
     }
-    out.push_str("<p class=note>Documents joined by reported pairs. Each cluster keeps its first document in input order (the keeper) and a deduplication drops the others, except reference documents.</p>\n<table>\n<tr><th class=r>#<th>Keeper<th>Dropped<th class=r>Size\n");
+    let dropped = dropped(input);
+    out.push_str(match input.settings.containment {
+        None => "<p class=note>Documents joined by reported pairs. Each cluster keeps its first document in input order (the keeper) and a deduplication drops the others, except reference documents.</p>\n<table>\n<tr><th class=r>#<th>Keeper<th>Dropped<th class=r>Size\n",
+        Some(_) => "<p class=note>Documents joined by reported pairs. In each pair the document most contained in the other (the one with fewer distinct shingles; on a tie, the later) is dropped, except reference documents; the largest, listed first, is always kept, and so is any other that is the smaller side of no pair.</p>\n<table>\n<tr><th class=r>#<th>Largest<th>Others<th class=r>Size\n",
+    });
     for (i, g) in input.clusters.iter().enumerate() {
         let Some((&keep, rest)) = g.split_first() else {
             continue;
         };
         let others: Vec<String> = rest
             .iter()
-            .map(|&d| {
-                if d < input.refs {
-                    format!("{} (reference, kept)", name(d))
-                } else {
-                    name(d)
-                }
-            })
+            .map(
+                |&d| match (d < input.refs, dropped.binary_search(&d).is_ok()) {
+                    (true, _) => format!("{} (reference, kept)", name(d)),
+                    (false, false) => format!("{} (kept)", name(d)),
+                    (false, true) => name(d),
+                },
+            )
             .collect();
         let _ = writeln!(
             out,
@@ -401,15 +442,39 @@ fn heat_map(out: &mut String, input: &Input<'_>) {
     map::legend(out);
 }
 
+/// The documents a deduplication drops: the clusters' non-keepers, or in a
+/// scan for containment the smaller side of each pair; ascending.
+fn dropped(input: &Input<'_>) -> Vec<u32> {
+    if input.settings.containment.is_some() {
+        let sizes: Vec<u64> = input
+            .documents
+            .iter()
+            .map(|d| d.fingerprint.shingles)
+            .collect();
+        return crate::scan::smaller_sides(input.pairs, &sizes, input.refs);
+    }
+    let mut out: Vec<u32> = input
+        .clusters
+        .iter()
+        .flat_map(|g| g.iter().skip(1).copied())
+        .filter(|&d| d >= input.refs)
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 fn documents(out: &mut String, input: &Input<'_>) {
     let len = input.documents.len();
     let mut role = vec![String::new(); len];
+    let dropped = dropped(input);
     for (c, g) in input.clusters.iter().enumerate() {
         for (i, &d) in g.iter().enumerate() {
-            role[d as usize] = match (i, d < input.refs) {
-                (0, _) => format!("keeper of cluster {}", c + 1),
-                (_, true) => format!("reference in cluster {}", c + 1),
-                _ => format!("dropped, cluster {}", c + 1),
+            let is_dropped = dropped.binary_search(&d).is_ok();
+            role[d as usize] = match (i, d < input.refs, is_dropped) {
+                (0, _, _) => format!("keeper of cluster {}", c + 1),
+                (_, true, _) => format!("reference in cluster {}", c + 1),
+                (_, false, true) => format!("dropped, cluster {}", c + 1),
+                (_, false, false) => format!("kept, cluster {}", c + 1),
             };
         }
     }
@@ -440,7 +505,7 @@ fn documents(out: &mut String, input: &Input<'_>) {
     out.push_str("</table>\n");
 }
 
-fn check(out: &mut String, pairs: usize) {
+fn check(out: &mut String, pairs: usize, contained: bool) {
     out.push_str(
         "<h2 id=check>How to check this</h2>\n\
          <p>Each pair's verdict comes with a <b>receipt</b>: canonical JSON that anyone holding the two \
@@ -458,6 +523,9 @@ fn check(out: &mut String, pairs: usize) {
          <p class=note>The similarity, the Jaccard, the coverage, the passages, the base text and \
          this layout are for people: none of them is part of a receipt.</p>\n",
     );
+    if contained {
+        out.push_str("<p class=note>So is the containment, and the submissions table: they are exact, and anyone can recount them from the texts, but no receipt holds them.</p>\n");
+    }
     if pairs > MAX_EVIDENCE {
         let _ = writeln!(
             out,
@@ -502,6 +570,7 @@ mod tests {
                 banding: Some(plan.banding()),
                 version: "9.9.9",
                 extractor: Some("neardup-extract-v1"),
+                containment: None,
             },
             documents: &docs,
             pairs: &out.pairs,

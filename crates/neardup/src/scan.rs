@@ -55,7 +55,7 @@ mod plan;
 
 pub use against::{against, Against, References};
 pub use exact::{exact, Exact};
-pub use outcome::{Outcome, Pair};
+pub use outcome::{smaller_sides, Outcome, Pair};
 pub use plan::{candidates, candidates_between, BandRecord, Check, Plan};
 
 use crate::{Error, Fingerprint};

@@ -10,14 +10,14 @@ use super::{Input, MAX_PASSAGES, MAX_SHOWN_BYTES};
 use crate::base::{mark, Base, Mark, Outside};
 use crate::normalize::is_whitespace;
 use crate::scan::Pair;
-use crate::{Digest, Error, Params, Receipt, ShingleSet, Verdict, Words};
+use crate::{Containment, Digest, Error, Params, Receipt, ShingleSet, Verdict, Words};
 
 /// A pair's figures: what the pairs table shows and sorts by.
 pub(crate) struct Row {
     pub(crate) pair: Pair,
     pub(crate) receipt: Receipt,
     pub(crate) hash: Digest,
-    pub(crate) jaccard: Option<f64>,
+    pub(crate) containment: Containment,
     /// The words of each text shared and from the base ([`mark`]); with no
     /// base, `base_words_*` are 0 and the shared words are the coverage's.
     pub(crate) outside: Outside,
@@ -34,14 +34,14 @@ impl Row {
         let (ta, tb) = (text(input, pair.a)?, text(input, pair.b)?);
         let (wa, wb) = (Words::new(ta), Words::new(tb));
         let k = params.k();
-        let jaccard =
-            ShingleSet::new(wa.normalized(), k).jaccard(&ShingleSet::new(wb.normalized(), k));
+        let containment =
+            ShingleSet::new(wa.normalized(), k).containment(&ShingleSet::new(wb.normalized(), k));
         let outside = mark(&wa, &wb, base, k).outside();
         Ok(Row {
             pair,
             hash: receipt.sha256(),
             receipt,
-            jaccard,
+            containment,
             outside,
         })
     }
@@ -55,16 +55,29 @@ impl Row {
     }
 
     /// The report's order: by the share shared outside the base when a
-    /// base is given, then by similarity, then in input order.
-    pub(crate) fn order(x: &Row, y: &Row, by_outside: bool) -> Ordering {
+    /// base is given, else by containment in a scan for containment, then
+    /// by similarity, then in input order.
+    pub(crate) fn order(x: &Row, y: &Row, by_outside: bool, contained: bool) -> Ordering {
         let outside = || {
             let ((p1, w1), (p2, w2)) = (x.outside.key(), y.outside.key());
             ((p2 as u128) * (w1 as u128)).cmp(&((p1 as u128) * (w2 as u128)))
         };
-        let by = if by_outside {
-            outside()
-        } else {
-            Ordering::Equal
+        // shared / min(|A|, |B|), most contained first, cross-multiplied.
+        let containment = || {
+            let key = |r: &Row| {
+                let c = &r.containment;
+                (
+                    u128::from(c.shared),
+                    u128::from(c.sizes[0].min(c.sizes[1]).max(1)),
+                )
+            };
+            let ((s1, m1), (s2, m2)) = (key(x), key(y));
+            (s2 * m1).cmp(&(s1 * m2))
+        };
+        let by = match (by_outside, contained) {
+            (true, _) => outside(),
+            (false, true) => containment(),
+            (false, false) => Ordering::Equal,
         };
         by.then_with(|| y.similarity().cmp(&x.similarity()))
             .then_with(|| (x.pair.a, x.pair.b).cmp(&(y.pair.a, y.pair.b)))
@@ -92,7 +105,8 @@ impl Row {
     }
 
     pub(crate) fn jaccard_text(&self) -> String {
-        self.jaccard
+        self.containment
+            .jaccard()
             .map_or_else(|| "undefined".to_owned(), |j| format!("{j:.4}"))
     }
 }

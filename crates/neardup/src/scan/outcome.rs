@@ -105,17 +105,24 @@ impl Outcome {
             }
         }
         out.clusters.sort_unstable_by_key(|g| g[0]);
-        let mut dropped: Vec<u32> = out
-            .pairs
-            .iter()
-            .map(|p| std::cmp::max_by_key(p.a, p.b, rank))
-            .filter(|&d| d >= refs)
-            .collect();
-        dropped.sort_unstable();
-        dropped.dedup();
-        out.dropped = dropped;
+        out.dropped = smaller_sides(&out.pairs, sizes, refs);
         Ok(out)
     }
+}
+
+/// The rule of [`Outcome::contained`]: the smaller side of each pair (fewer
+/// distinct shingles, `sizes[d]`; on a tie, the later), references
+/// excepted, ascending.
+pub fn smaller_sides(pairs: &[Pair], sizes: &[u64], refs: u32) -> Vec<u32> {
+    let rank = |d: &u32| (std::cmp::Reverse(sizes[*d as usize]), *d);
+    let mut dropped: Vec<u32> = pairs
+        .iter()
+        .map(|p| std::cmp::max_by_key(p.a, p.b, rank))
+        .filter(|&d| d >= refs)
+        .collect();
+    dropped.sort_unstable();
+    dropped.dedup();
+    dropped
 }
 
 #[cfg(test)]
