@@ -239,10 +239,26 @@ pub fn sign_all(
     workers: &Workers,
     each: &mut dyn FnMut(Vec<neardup::Fingerprint>),
 ) -> PyResult<()> {
+    let how = (params, false);
+    sign_all_with(texts, call, name, how, workers, &mut |signed| {
+        each(signed.into_iter().map(|(fp, _)| fp).collect())
+    })
+}
+
+/// [`sign_all`] that also hands over each document's distinct shingle
+/// keys when `keys` is set (a scan for containment), else empty lists.
+pub fn sign_all_with(
+    texts: &Bound<'_, PyAny>,
+    call: &str,
+    name: &str,
+    (params, keys): (Params, bool),
+    workers: &Workers,
+    each: &mut dyn FnMut(Vec<(neardup::Fingerprint, Vec<u64>)>),
+) -> PyResult<()> {
     let py = texts.py();
     chunks(texts, name, &mut |first, docs| {
         let signed = interruptible(py, call, |stop| {
-            workers.install(|| sign_chunk(name, first, docs, params, stop))
+            workers.install(|| sign_chunk(name, first, docs, (params, keys), stop))
         })?;
         each(signed.map_err(PyValueError::new_err)?);
         Ok(())
@@ -258,15 +274,19 @@ fn sign_chunk(
     name: &str,
     first: usize,
     docs: &[&[u8]],
-    params: Params,
+    (params, keys): (Params, bool),
     stop: &Stop,
-) -> Result<Vec<neardup::Fingerprint>, String> {
+) -> Result<Vec<(neardup::Fingerprint, Vec<u64>)>, String> {
     const PER_TASK: usize = 32;
-    let signed: Vec<Result<Vec<neardup::Fingerprint>, String>> = docs
+    type Signed = Vec<(neardup::Fingerprint, Vec<u64>)>;
+    let signed: Vec<Result<Signed, String>> = docs
         .par_chunks(PER_TASK)
         .enumerate()
         .map_init(
-            || Signer::new(params, Backend::detect()),
+            || match Signer::new(params, Backend::detect()) {
+                s if keys => s.keeping_keys(),
+                s => s,
+            },
             |signer, (c, chunk)| {
                 if stop.requested() {
                     return Err("stopped".to_owned());
@@ -278,7 +298,7 @@ fn sign_chunk(
                         as_str(bytes, format_args!("{name}[{}]", first + c * PER_TASK + i))
                     })
                     .collect::<Result<Vec<&str>, String>>()?;
-                Ok(signer.sign_all(texts))
+                Ok(signer.sign_all_with_keys(texts))
             },
         )
         .collect();

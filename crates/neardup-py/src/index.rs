@@ -209,6 +209,7 @@ impl Index {
             Some(ids) => Docs {
                 ids: &mut all_ids,
                 fps: &mut fps,
+                keys: None,
             }
             .load(call, ids, texts, "", workers, self.params)?,
             None => {

@@ -5,15 +5,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use neardup::scan::contained::{self, Keys};
 use neardup::scan::{lines, Pair, Plan};
-use neardup::{Fingerprint, Receipt, Threshold};
+use neardup::{Containment, Fingerprint, Receipt, Threshold};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 
-use crate::batch::sign_all;
+use crate::batch::sign_all_with;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
 use crate::interrupt::{detached, guard, interruptible};
@@ -63,6 +64,9 @@ pub struct ScanResult {
     refs: u32,
     /// Each reported pair `(a, b)` with its receipt.
     pairs: Vec<(u32, u32, Receipt)>,
+    /// In a scan for containment, each pair's shared shingles (its
+    /// receipt holds both sizes); empty otherwise.
+    shared: Vec<u64>,
     clusters: Vec<Vec<u32>>,
     dropped: Vec<u32>,
     /// The Python lists, built on first access.
@@ -88,10 +92,28 @@ impl ScanResult {
             ids_json,
             refs,
             pairs,
+            shared: Vec::new(),
             clusters,
             dropped,
             cache: std::array::from_fn(|_| PyOnceLock::new()),
         })
+    }
+
+    /// The result of a scan for containment: `shared[i]` is pair `i`'s.
+    fn sharing(self, shared: Vec<u64>) -> PyResult<ScanResult> {
+        if !shared.is_empty() && shared.len() != self.pairs.len() {
+            return Err(PyValueError::new_err(
+                "ScanResult: one shared count per pair",
+            ));
+        }
+        Ok(ScanResult { shared, ..self })
+    }
+
+    /// Pair `i`'s containment, in a scan for containment.
+    fn containment(&self, i: usize) -> Option<Containment> {
+        let r = &self.pairs[i].2;
+        let sizes = [r.documents[0].shingles, r.documents[1].shingles];
+        self.shared.get(i).map(|&s| Containment::new(s, sizes))
     }
 
     fn cached<'py>(
@@ -124,14 +146,22 @@ impl ScanResult {
 impl ScanResult {
     /// The reported pairs, sorted by `(a, b)` in input order: dicts with the
     /// fields of `neardup scan --pairs` lines: `a`, `b` (ids), `matches`,
-    /// `n`, `receipt_sha256`, `similarity`, `verdict`.
+    /// `n`, `receipt_sha256`, `similarity`, `verdict`; and in a scan for
+    /// containment, `containment`: `{"a_in_b", "b_in_a", "shared"}`.
     #[getter]
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.cached(py, 0, || {
-            let dicts = self.pairs.iter().map(|(a, b, r)| -> PyResult<_> {
+            let dicts = self.pairs.iter().enumerate().map(|(i, (a, b, r))| -> PyResult<_> {
                 let d = PyDict::new(py);
                 d.set_item("a", self.id(py, *a)?)?;
                 d.set_item("b", self.id(py, *b)?)?;
+                if let Some(c) = self.containment(i) {
+                    let o = PyDict::new(py);
+                    o.set_item("a_in_b", c.a_in_b())?;
+                    o.set_item("b_in_a", c.b_in_a())?;
+                    o.set_item("shared", c.shared)?;
+                    d.set_item("containment", o)?;
+                }
                 d.set_item("matches", r.matches)?;
                 d.set_item("n", r.params.n())?;
                 d.set_item("receipt_sha256", r.sha256().to_string())?;
@@ -201,12 +231,13 @@ impl ScanResult {
     /// The `--pairs` file `neardup scan` writes, byte for byte.
     fn pairs_jsonl(&self) -> String {
         let mut out = String::new();
-        for (a, b, r) in &self.pairs {
+        for (i, (a, b, r)) in self.pairs.iter().enumerate() {
             let ids = [
                 self.ids_json[*a as usize].as_str(),
                 self.ids_json[*b as usize].as_str(),
             ];
-            lines::pair(&mut out, ids, r, &r.sha256(), None);
+            let c = self.containment(i);
+            lines::pair(&mut out, ids, r, &r.sha256(), c.as_ref());
         }
         out
     }
@@ -254,7 +285,8 @@ impl ScanResult {
     }
 
     /// Pickled as the ids, the pairs with their canonical receipts, the
-    /// clusters and the dropped documents (as document numbers).
+    /// clusters, the dropped documents (as document numbers) and the
+    /// pairs' shared shingles (in a scan for containment).
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, ScanState)> {
         let me = slf.get();
         let pairs = me
@@ -270,12 +302,14 @@ impl ScanResult {
                 pairs,
                 me.clusters.clone(),
                 me.dropped.clone(),
+                me.shared.clone(),
             ),
         ))
     }
 
     /// Rebuilds a result from what pickling stores.
     #[classmethod]
+    #[pyo3(signature = (ids, refs, pairs, clusters, dropped, shared = Vec::new()))]
     fn _restore(
         _cls: &Bound<'_, PyType>,
         ids: Bound<'_, PyList>,
@@ -283,6 +317,7 @@ impl ScanResult {
         pairs: Vec<(u32, u32, String)>,
         clusters: Vec<Vec<u32>>,
         dropped: Vec<u32>,
+        shared: Vec<u64>,
     ) -> PyResult<ScanResult> {
         guard("ScanResult._restore", || {
             let ids_json = ids
@@ -305,7 +340,7 @@ impl ScanResult {
                 .into_iter()
                 .map(|(a, b, r)| Ok((a, b, Receipt::parse(&r).map_err(to_py)?)))
                 .collect::<PyResult<Vec<_>>>()?;
-            ScanResult::new(ids, ids_json, refs, pairs, clusters, dropped)
+            ScanResult::new(ids, ids_json, refs, pairs, clusters, dropped)?.sharing(shared)
         })
     }
 }
@@ -317,6 +352,7 @@ type ScanState = (
     Vec<(u32, u32, String)>,
     Vec<Vec<u32>>,
     Vec<u32>,
+    Vec<u64>,
 );
 
 /// `neardup.scan(ids, texts, threshold=0.75, k=5, n=128, against=None)`:
@@ -324,11 +360,13 @@ type ScanState = (
 /// clusters, keep and drop lists as `neardup scan` on the same documents,
 /// ids and order. `against` is an existing corpus `(ids, texts)`: only pairs
 /// with a new document are reported, and its documents are never dropped.
+/// `containment=T` reports every pair in which one holds at least `T` of
+/// the other's distinct shingles instead, as `neardup scan --containment`.
 #[pyfunction]
 #[pyo3(signature = (
     ids,
     texts,
-    threshold = ThresholdArg::DEFAULT,
+    threshold = None,
     k = None,
     n = None,
     against = None,
@@ -336,13 +374,14 @@ type ScanState = (
     rows = None,
     threads = None,
     recall = "probable",
+    containment = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn scan(
     py: Python<'_>,
     ids: &Bound<'_, PyAny>,
     texts: &Bound<'_, PyAny>,
-    threshold: ThresholdArg,
+    threshold: Option<ThresholdArg>,
     k: Option<Int>,
     n: Option<Int>,
     against: Option<&Bound<'_, PyAny>>,
@@ -350,15 +389,24 @@ pub fn scan(
     rows: Option<Int>,
     threads: Option<Int>,
     recall: &str,
+    containment: Option<ThresholdArg>,
 ) -> PyResult<ScanResult> {
     guard("scan", || {
         let (k, n) = given_or_default(k, n);
+        let banded = threshold.is_some() || bands.is_some() || rows.is_some() || recall != "probable";
+        if containment.is_some() && banded {
+            return Err(PyValueError::new_err(
+                "containment finds pairs exactly, without bands: give it without threshold, bands, rows or recall",
+            ));
+        }
+        let threshold = threshold.unwrap_or(ThresholdArg::DEFAULT);
         let plan = plan(threshold, &k, &n, (bands, rows), recall)?;
         let params = plan.params();
         let workers = Workers::new(threads.as_ref())?;
 
         let mut all_ids: Vec<Bound<'_, PyAny>> = Vec::new();
         let mut fps: Vec<Fingerprint> = Vec::new();
+        let mut keys = containment.map(|_| Keys::new());
         if let Some(against) = against.filter(|a| !a.is_none()) {
             let pair = against
                 .cast::<PyTuple>()
@@ -374,6 +422,7 @@ pub fn scan(
             let docs = Docs {
                 ids: &mut all_ids,
                 fps: &mut fps,
+                keys: keys.as_mut(),
             };
             docs.load("scan", &ref_ids, &ref_texts, "against ", &workers, params)?;
         }
@@ -381,6 +430,7 @@ pub fn scan(
         let docs = Docs {
             ids: &mut all_ids,
             fps: &mut fps,
+            keys: keys.as_mut(),
         };
         docs.load("scan", ids, texts, "", &workers, params)?;
         let refs = u32::try_from(refs)
@@ -391,9 +441,13 @@ pub fn scan(
         // its own thread, which owns the fingerprints it reads.
         let fps = Arc::new(fps);
         let shared = Arc::clone(&fps);
-        let outcome = detached(py, "scan", move || neardup::scan::run(&shared, refs, &plan))?
-            .map_err(to_py)?;
+        let found = move || match (containment, keys) {
+            (Some(t), Some(keys)) => contained::scan(&shared, &keys, refs, t.0),
+            _ => neardup::scan::run(&shared, refs, &plan),
+        };
+        let outcome = detached(py, "scan", found)?.map_err(to_py)?;
         let pairs = receipts(py, "scan", &workers, &fps, &outcome.pairs)?;
+        let shared: Vec<u64> = outcome.pairs.iter().filter_map(|p| p.shared).collect();
         ScanResult::new(
             PyList::new(py, all_ids)?,
             ids_json,
@@ -401,7 +455,8 @@ pub fn scan(
             pairs,
             outcome.clusters,
             outcome.dropped,
-        )
+        )?
+        .sharing(shared)
     })
 }
 
@@ -474,10 +529,12 @@ pub fn plan(
     }
 }
 
-/// The documents of a scan as they are read, `against` first.
+/// The documents of a scan as they are read, `against` first, with their
+/// shingle keys when `keys` is given (a scan for containment).
 pub struct Docs<'d, 'py> {
     pub ids: &'d mut Vec<Bound<'py, PyAny>>,
     pub fps: &'d mut Vec<Fingerprint>,
+    pub keys: Option<&'d mut Keys>,
 }
 
 impl<'py> Docs<'_, 'py> {
@@ -495,9 +552,15 @@ impl<'py> Docs<'_, 'py> {
         let ids = id_list(ids, at)?;
         let before = self.fps.len();
         let name = format!("{at}texts");
-        let fps = &mut *self.fps;
-        sign_all(texts, call, &name, params, workers, &mut |signed| {
-            fps.extend(signed)
+        let (fps, mut keys) = (&mut *self.fps, self.keys);
+        let how = (params, keys.is_some());
+        sign_all_with(texts, call, &name, how, workers, &mut |signed| {
+            for (fp, k) in signed {
+                fps.push(fp);
+                if let Some(keys) = keys.as_deref_mut() {
+                    keys.push(&k);
+                }
+            }
         })?;
         let signed = self.fps.len() - before;
         if signed != ids.len() {

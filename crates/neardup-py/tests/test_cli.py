@@ -113,7 +113,8 @@ SCANS = [
 def cli_scan_args(opts):
     args = []
     for key, flag in (("threshold", "--threshold"), ("k", "-k"), ("n", "-n"),
-                      ("bands", "--bands"), ("rows", "--rows"), ("recall", "--recall")):
+                      ("bands", "--bands"), ("rows", "--rows"), ("recall", "--recall"),
+                      ("containment", "--containment")):
         if key in opts:
             args += [flag, opts[key]]
     return args
@@ -161,6 +162,56 @@ def test_scan_against_equals_neardup_scan_against(cli, tmp_path):
     assert any(p["a"] in ref_ids for p in result.pairs)
     assert not set(result.drop) & set(ref_ids)
     same_as_cli(result, files)
+
+
+def partial_copies(seed, sources, essays):
+    """Sources of 300 to 3,000 words; essays that copy 10% to 80% of their
+    words from one or two of them, some copied again whole; strangers."""
+    rng = random.Random(seed)
+    words = (REPO / "examples" / "GFDL-1.3.txt").read_text().split()
+    fresh = lambda n: " ".join(f"own{rng.randrange(10**6)}" for _ in range(n))
+    src = [" ".join(words[(s := rng.randrange(len(words) - 3000)):s + rng.randrange(300, 3000)])
+           for _ in range(sources)]
+    texts = []
+    for i in range(essays):
+        if i % 7 == 6:
+            texts.append(fresh(200))
+            continue
+        if i % 5 == 4 and texts:
+            texts.append(texts[-1].upper())
+            continue
+        w = rng.choice(src).split()
+        n = rng.randrange(20, 250)
+        start = rng.randrange(max(1, len(w) - n))
+        texts.append(" ".join([fresh(rng.randrange(10, 200)), *w[start:start + n], fresh(rng.randrange(10, 100))]))
+    return [f"s{i}" for i in range(sources)], src, [f"e{i}" for i in range(essays)], texts
+
+
+@pytest.mark.parametrize("t", ["0.2", 0.5, "0.8"])
+def test_scan_containment_equals_neardup_scan_containment(cli, tmp_path, t):
+    src_ids, src, ids, texts = partial_copies(3, 8, 60)
+    path, ref = tmp_path / "c.jsonl", tmp_path / "ref.jsonl"
+    write_jsonl(path, ids, texts)
+    write_jsonl(ref, src_ids, src)
+    files = run_cli_scan(cli, tmp_path, [path], {"containment": t}, against=ref)
+    result = neardup.scan(ids, texts, against=(src_ids, src), containment=t)
+    assert len(result.pairs) > 10
+    same_as_cli(result, files)
+    # Each pair's containment is compare's, and reaches t.
+    by_id = dict(zip(src_ids + ids, src + texts))
+    for p in result.pairs:
+        c = neardup.compare(by_id[p["a"]], by_id[p["b"]])
+        assert c.containment == tuple(p["containment"][x] for x in ("a_in_b", "b_in_a", "shared"))
+        assert max(x for x in c.containment[:2] if x is not None) >= float(t)
+    back = pickle.loads(pickle.dumps(result))
+    assert back.pairs_jsonl() == result.pairs_jsonl() and back.pairs == result.pairs
+
+
+def test_scan_containment_refuses_bands():
+    with pytest.raises(ValueError, match="containment finds pairs exactly"):
+        neardup.scan(["a"], ["x"], containment=0.5, threshold=0.8)
+    with pytest.raises(ValueError, match="threshold"):
+        neardup.scan(["a"], ["x"], containment=0)
 
 
 def test_scan_receipts_are_compare_receipts():

@@ -90,7 +90,12 @@ def test_threshold_errors_are_the_cli_messages(cli, tmp_path):
         neardup.scan([1], ["x"], threshold=0.1 + 0.2)  # 0.30000000000000004
     assert neardup.scan([1], ["x"], threshold=1).pairs == []
     with pytest.raises(TypeError):
-        neardup.scan([1], ["x"], threshold=None)
+        neardup.scan([1], ["x"], threshold=[0.5])
+    # None is the default, 0.75, as for k and n.
+    texts = ["a b c d e f g h i j", "a b c d e f g h i x"]
+    assert neardup.scan([1, 2], texts, threshold=None).pairs == neardup.scan([1, 2], texts).pairs
+    with pytest.raises(ValueError, match="is not a threshold"):
+        neardup.scan([1], ["x"], containment="0.12345")
 
 
 def test_banding_errors_are_the_cli_messages(cli, tmp_path):

@@ -61,8 +61,9 @@ def test_reprs_say_what_the_object_is():
 def test_comparison_to_json_is_the_cli_object():
     c = neardup.compare(A, B, k=3)
     j = json.loads(c.to_json("a.txt", "b.txt"))
-    assert sorted(j) == ["a", "b", "elapsed_ms", "jaccard", "matches", "n", "receipt",
+    assert sorted(j) == ["a", "b", "containment", "elapsed_ms", "jaccard", "matches", "n", "receipt",
                          "receipt_sha256", "similarity", "similarity_interval_95", "verdict"]
+    assert tuple(j["containment"][x] for x in ("a_in_b", "b_in_a", "shared")) == c.containment
     assert (j["a"], j["b"]) == ("a.txt", "b.txt")
     assert json.loads(c.to_json())["a"] is None
     assert j["receipt"] == json.loads(c.receipt.canonical())

@@ -101,7 +101,7 @@ def sign_batch(
 def scan(
     ids: Iterable[Union[str, int]],
     texts: Texts,
-    threshold: Union[float, str] = 0.75,
+    threshold: Optional[Union[float, str]] = None,
     k: Optional[int] = None,
     n: Optional[int] = None,
     against: Optional[Tuple[Iterable[Union[str, int]], Texts]] = None,
@@ -109,6 +109,7 @@ def scan(
     rows: Optional[int] = None,
     threads: Optional[int] = None,
     recall: Literal["probable", "exact"] = "probable",
+    containment: Optional[Union[float, str]] = None,
 ) -> "ScanResult":
     """Every near-duplicate pair of the documents ``(ids[i], texts[i])``,
     verified on its exact slot-match count, clustered, with the keeper of a
@@ -117,12 +118,19 @@ def scan(
 
     ``ids`` are unique ``str`` or ``int``. ``k`` and ``n`` default (``None``)
     to the core's 5 and 128. ``threshold`` is read exactly as
-    ``--threshold`` (0 < T <= 1, at most 4 decimals). ``against`` is an
+    ``--threshold`` (0 < T <= 1, at most 4 decimals; 0.75 by default). ``against`` is an
     existing corpus ``(ids, texts)``: only pairs with a new document are
     reported, and its documents are never dropped. ``bands``/``rows``
     override the LSH banding (both or neither); ``recall="exact"`` chooses
     pigeonhole bands instead, so that no pair at or over the threshold is
-    missed (``--recall exact``)."""
+    missed (``--recall exact``).
+
+    ``containment=T`` (read as ``threshold``) reports instead every pair in
+    which one document holds at least ``T`` of the other's distinct
+    shingles, found exactly (``--containment``): each pair gains
+    ``containment`` ``{"a_in_b", "b_in_a", "shared"}``, and the smaller side
+    of each pair is dropped. Not with ``threshold``, ``bands``, ``rows`` or
+    ``recall``."""
 
 class ScanResult:
     """The result of :func:`scan`, every part in input order. Picklable."""
