@@ -9,10 +9,13 @@ use serde_json::Value;
 
 use crate::util::*;
 
+/// `(id, text)` documents.
+type Docs = Vec<(String, String)>;
+
 /// Sources of 400 to 2,000 words, essays that copy 20% to 70% of their
 /// words from one or two sources, copies of essays, and strangers: sizes
 /// that differ up to 1:50 (a 40-word note among 2,000-word sources).
-fn class() -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn class() -> (Docs, Docs) {
     let mut w = Words(37);
     let sources: Vec<(String, String)> = (0..5)
         .map(|i| (format!("source{i}"), w.text(400 + 400 * i)))

@@ -3,6 +3,7 @@
 //! submission, the share of its words found in any source, and each
 //! source's part of it, as plagiarism tools report it.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -53,10 +54,11 @@ pub(crate) fn submissions(
         let mut any = vec![false; mine.len()];
         let mut parts = Vec::with_capacity(paired.len());
         for &s in paired {
-            if !words_of.contains_key(&s) {
-                words_of.insert(s, Words::new(text(input, s)?));
-            }
-            let marks = mark(&mine, &words_of[&s], base, k);
+            let theirs = match words_of.entry(s) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(Words::new(text(input, s)?)),
+            };
+            let marks = mark(&mine, theirs, base, k);
             let mut part = 0;
             for (seen, m) in any.iter_mut().zip(&marks.a) {
                 if *m == Mark::Shared {
