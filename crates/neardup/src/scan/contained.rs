@@ -20,8 +20,11 @@
 //!    one of `x`'s rarest `r - need + 1` tokens (its *prefix*, `r` its
 //!    tokens), so only the inverted lists of the prefix are read, and
 //!    frequent tokens (boilerplate) come last, where they are rarely read.
-//!    Each candidate is then verified by intersecting the two token lists:
-//!    the count is exact.
+//!    Each candidate's count is then completed over the rest of `x`'s
+//!    tokens, the cheaper of two ways: reading those tokens' inverted
+//!    lists once for all candidates (when hundreds of documents share a
+//!    sentence or two with `x`), or intersecting the rest with each
+//!    candidate's tokens. The count is exact either way.
 //!
 //! Memory: the keys (8 bytes a distinct shingle), a sixteenth of them
 //! sorted at a time, then 4 bytes a repeated shingle for the tokens and
@@ -70,6 +73,11 @@ impl<T: Copy> Lists<T> {
         let i = i as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.items[start..self.ends[i]]
+    }
+
+    /// The length of list `i`.
+    pub fn len_of(&self, i: u32) -> usize {
+        self.of(i).len()
     }
 
     /// Appends every list of `other`, in order.
@@ -282,15 +290,15 @@ impl Join {
         if size == 0 || r < need {
             return;
         }
-        let prefix = (r - need + 1) as usize;
+        let (head, tail) = mine.split_at((r - need + 1) as usize);
         if scratch.count.len() < self.docs.len() {
             scratch.count.resize(self.docs.len(), 0);
         }
         let x_ref = self.docs[x as usize] < self.refs;
-        for &t in &mine[..prefix] {
+        let after_x = |list: &'_ [u32]| -> usize { list.partition_point(|&m| m <= x) };
+        for &t in head {
             let list = self.postings.of(t);
-            let after = list.partition_point(|&m| m <= x);
-            for &y in &list[after..] {
+            for &y in &list[after_x(list)..] {
                 if x_ref && self.docs[y as usize] < self.refs {
                     continue;
                 }
@@ -301,14 +309,36 @@ impl Join {
                 *c += 1;
             }
         }
-        // The tokens past the prefix can add at most `r - prefix` shared.
-        let rest = r - prefix as u64;
-        for &y in &scratch.touched {
-            let seen = std::mem::take(&mut scratch.count[y as usize]);
-            if u64::from(seen) + rest < need {
-                continue;
+        // Each candidate's count of the tokens past the prefix, the cheaper
+        // way: reading those tokens' inverted lists once for all candidates
+        // (when many candidates share a sentence or two with `x`), or
+        // intersecting the tail with each candidate's tokens.
+        let by_lists: usize = tail.iter().map(|&t| self.postings.len_of(t)).sum();
+        let by_merging = scratch.touched.len() * (tail.len() + mine.len());
+        if by_lists < by_merging {
+            for &t in tail {
+                let list = self.postings.of(t);
+                for &y in &list[after_x(list)..] {
+                    let c = &mut scratch.count[y as usize];
+                    // Only candidates: a pair that reaches `need` shares a
+                    // prefix token.
+                    *c += u32::from(*c > 0);
+                }
             }
-            let shared = intersection(mine, self.tokens.of(y));
+        }
+        let last = head[head.len() - 1];
+        for &y in &scratch.touched {
+            let seen = u64::from(std::mem::take(&mut scratch.count[y as usize]));
+            let shared = if by_lists < by_merging {
+                seen
+            } else if seen + tail.len() as u64 >= need {
+                // Their tokens past `x`'s prefix (tokens are ascending).
+                let theirs = self.tokens.of(y);
+                let from = theirs.partition_point(|&t| t <= last);
+                seen + intersection(tail, &theirs[from..])
+            } else {
+                continue;
+            };
             if shared >= need {
                 let (a, b) = (self.docs[x as usize], self.docs[y as usize]);
                 out.push(Found {
