@@ -2,13 +2,13 @@
 //! ([`neardup::scan::contained`]) with each of its stages run in parallel,
 //! in place of the bands and pairs stages when `--containment` is given.
 
-use neardup::scan::contained::{repeated, Found, Join, Lists, Scratch, Vocabulary, PARTS};
+use neardup::scan::contained::{repeated, Found, Join, Keys, Lists, Scratch, Vocabulary, PARTS};
 use neardup::scan::Exact;
 use neardup::Threshold;
 use rayon::prelude::*;
 
 use crate::corpus::Corpus;
-use crate::error::{message, Result};
+use crate::error::Result;
 use crate::watch::Watch;
 
 /// The containment stage's result.
@@ -25,17 +25,15 @@ pub struct Contained {
 const CHUNK: usize = 4096;
 
 /// Every pair of representatives of the exact stage (`exact`) in which
-/// one holds at least `threshold` of the other's shingles.
+/// one holds at least `threshold` of the other's shingles. `keys` are the
+/// corpus's shingle keys, freed as soon as the documents are tokens.
 pub fn pairs(
     corpus: &Corpus,
+    keys: Keys,
     exact: &Exact,
     threshold: Threshold,
     watch: &dyn Watch,
 ) -> Result<Contained> {
-    let keys = corpus
-        .keys
-        .as_ref()
-        .ok_or_else(|| message!("the corpus was loaded without its shingle keys"))?;
     let fps = &corpus.fps;
     let docs: Vec<u32> = exact
         .representatives
@@ -45,7 +43,7 @@ pub fn pairs(
         .collect();
     let parts: Vec<_> = (0..PARTS)
         .into_par_iter()
-        .map(|part| repeated(keys, &docs, part))
+        .map(|part| repeated(&keys, &docs, part))
         .collect();
     let vocabulary = Vocabulary::new(parts)?;
     let lists: Vec<Lists<u32>> = docs
@@ -64,6 +62,7 @@ pub fn pairs(
         tokens.append(l);
     }
     drop(lists);
+    drop(keys);
     let total = tokens.total() as u64;
     let sizes: Vec<u64> = docs.iter().map(|&d| fps[d as usize].shingles).collect();
     let join = Join::new(

@@ -136,7 +136,7 @@ pub fn scan(
 
     let params = plan.params();
     let reading = &options.reading;
-    let corpus = Corpus::load(
+    let mut corpus = Corpus::load(
         &options.against,
         &options.inputs,
         reading,
@@ -153,7 +153,8 @@ pub fn scan(
     let exact_pairs = exact.pairs.len();
     let (mut records, mut candidates, mut join) = ((0, 0), (0, 0), None);
     let outcome = if let Some(t) = options.containment {
-        let found = contained::pairs(&corpus, &exact, t, watch)?;
+        let keys = corpus.keys.take().unwrap_or_default();
+        let found = contained::pairs(&corpus, keys, &exact, t, watch)?;
         time("join");
         join = Some((found.vocabulary, found.tokens));
         scan::contained::outcome(&corpus.fps, corpus.refs, &exact, found.found)?

@@ -208,8 +208,10 @@ pub struct Join {
     docs: Vec<u32>,
     /// Each member's distinct shingle count.
     sizes: Vec<u64>,
-    /// Each member's tokens, ascending.
+    /// Each document's tokens, ascending, in the order given.
     tokens: Lists<u32>,
+    /// Where each member's tokens are in `tokens`.
+    slot: Vec<u32>,
     /// Each token's members, ascending.
     postings: Lists<u32>,
     refs: u32,
@@ -239,14 +241,9 @@ impl Join {
     ) -> Join {
         let mut order: Vec<u32> = (0..docs.len() as u32).collect();
         order.sort_unstable_by_key(|&i| (sizes[i as usize], docs[i as usize]));
-        let mut by_rank = Lists::new();
         let mut counts = vec![0usize; vocabulary];
-        for &i in &order {
-            let list = tokens.of(i);
-            by_rank.push(list);
-            for &t in list {
-                counts[t as usize] += 1;
-            }
+        for &t in &tokens.items {
+            counts[t as usize] += 1;
         }
         // Postings in one buffer, filled in rank order, so each list is
         // ascending.
@@ -256,23 +253,29 @@ impl Join {
             end += c;
             ends.push(end);
         }
-        drop(tokens);
         let mut next: Vec<usize> = ends.iter().zip(&counts).map(|(e, c)| e - c).collect();
+        drop(counts);
         let mut items = vec![0u32; end];
-        for member in 0..by_rank.len() as u32 {
-            for &t in by_rank.of(member) {
-                items[next[t as usize]] = member;
+        for (member, &i) in order.iter().enumerate() {
+            for &t in tokens.of(i) {
+                items[next[t as usize]] = member as u32;
                 next[t as usize] += 1;
             }
         }
         Join {
             docs: order.iter().map(|&i| docs[i as usize]).collect(),
             sizes: order.iter().map(|&i| sizes[i as usize]).collect(),
-            tokens: by_rank,
+            tokens,
+            slot: order,
             postings: Lists { items, ends },
             refs,
             threshold,
         }
+    }
+
+    /// Member `m`'s tokens.
+    fn tokens_of(&self, m: u32) -> &[u32] {
+        self.tokens.of(self.slot[m as usize])
     }
 
     /// How many members: probe each of `0..members()`.
@@ -284,7 +287,7 @@ impl Join {
     /// ranks after it) and reaches the threshold, into `out`.
     pub fn probe(&self, x: u32, scratch: &mut Scratch, out: &mut Vec<Found>) {
         let size = self.sizes[x as usize];
-        let mine = self.tokens.of(x);
+        let mine = self.tokens_of(x);
         let need = needed(size, self.threshold);
         let r = mine.len() as u64;
         if size == 0 || r < need {
@@ -333,7 +336,7 @@ impl Join {
                 seen
             } else if seen + tail.len() as u64 >= need {
                 // Their tokens past `x`'s prefix (tokens are ascending).
-                let theirs = self.tokens.of(y);
+                let theirs = self.tokens_of(y);
                 let from = theirs.partition_point(|&t| t <= last);
                 seen + intersection(tail, &theirs[from..])
             } else {
