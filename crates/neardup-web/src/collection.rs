@@ -9,13 +9,14 @@
 
 use neardup_corpus::order;
 
-use neardup::scan::{self, lines, Plan};
-use neardup::{Comparison, Doc, Fingerprint, Threshold};
+use neardup::scan::{lines, Plan};
+use neardup::{Comparison, Containment, Doc, Fingerprint, Threshold};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::compare::{failure, params};
-use crate::CollectionStage;
+use crate::corpus::{Corpus, Files, Search};
+use crate::{submissions, CollectionStage};
 
 /// Up to how many documents the heat map's counts are computed, unless
 /// the page asks otherwise: 200 documents are about 20,000 cells.
@@ -32,10 +33,26 @@ pub struct CollectionRequest {
     pub n: String,
     /// The threshold as the user typed it (`0.35`; up to 4 decimals).
     pub threshold: String,
+    /// The containment threshold as the user typed it (`--containment`);
+    /// blank for the near-duplicate search at `threshold`.
+    #[serde(default)]
+    pub containment: String,
+    /// The user asked to check the documents against sources
+    /// (`--against`): then `sources` must not be empty.
+    #[serde(default)]
+    pub against: bool,
+    /// Each source's id (`--against`), as `ids`; their bytes come first
+    /// in the buffer, before the documents'.
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// Each source's length in bytes, in the same order.
+    #[serde(default)]
+    pub source_sizes: Vec<u64>,
     /// Replace invalid UTF-8 instead of skipping the file (`--lossy`).
     #[serde(default)]
     pub lossy: bool,
-    /// Each document's id: its path as `neardup scan` prints it.
+    /// Each document's id: its path as `neardup scan` prints it. With
+    /// sources, these are the submissions.
     pub ids: Vec<String>,
     /// Each document's length in bytes, in the same order.
     pub sizes: Vec<u64>,
@@ -46,28 +63,40 @@ pub struct CollectionRequest {
 }
 
 /// Scans a collection as `neardup scan DIR --threshold T --pairs - --clusters -`
-/// does.
+/// does, or with `containment`, as `neardup scan DIR --containment T`;
+/// with `sources`, as `neardup scan DIR --against SOURCES`.
 ///
 /// The documents are numbered as the command line numbers a directory's
 /// files, by [`neardup_corpus::order`]: by the bytes of their paths (so
 /// `e/a-b.txt` comes before `e/a/z.txt`), names below the folder starting
-/// with `.` or `_` left out. A file that is not valid UTF-8 is skipped, as
-/// the command line skips it, unless `lossy`.
+/// with `.` or `_` left out; the sources are numbered first, in their own
+/// path order. A file that is not valid UTF-8 is skipped, as the command
+/// line skips it, unless `lossy`.
 ///
-/// Returns `{"ok": true, "k", "n", "threshold", "bands", "rows",
-/// "miss_probability", "documents": [{"id", "shingles", "signed"}],
-/// "skipped": [{"id", "error"}], "warnings": [{"id", "warning"}], "pairs": [PAIR], "pairs_jsonl",
-/// "groups", "clusters", "clusters_jsonl", "map"}`. Each `PAIR` is
-/// `{"a", "b", "matches", "similarity", "jaccard", "verdict", "receipt",
-/// "receipt_sha256"}` with `a < b` document numbers (indices into
-/// `documents`) and `receipt` the canonical text; `pairs` is in the
-/// order of `pairs_jsonl`, the bytes of `--pairs`. `clusters` (and
-/// `clusters_jsonl`, the bytes of `--clusters`) are at 0.75, as `neardup
-/// scan` at its default threshold; `groups` are the clusters at the chosen
-/// threshold. `map` is the slot-match count of every two documents `i <
-/// j`, row by row (`null` where one has no signature), or `null` past the
-/// map limit. On bad input: `{"ok": false, "field", "error"}` where
-/// `field` is `k`, `n`, `threshold`, `files` or `request`.
+/// Returns `{"ok": true, "k", "n", "threshold", "containment", "bands",
+/// "rows", "miss_probability", "refs", "documents": [{"id", "shingles",
+/// "signed"}], "skipped": [{"id", "error"}], "warnings": [{"id",
+/// "warning"}], "pairs": [PAIR], "pairs_jsonl", "groups", "clusters",
+/// "dropped", "clusters_jsonl", "map", "submissions"}`. Documents `0..refs`
+/// are the sources. Each `PAIR` is `{"a", "b", "matches", "similarity",
+/// "jaccard", "containment", "containment_pct", "verdict", "receipt",
+/// "receipt_sha256"}`
+/// with `a < b` document numbers (indices into `documents`) and `receipt`
+/// the canonical text and `containment_pct` the report's text of
+/// `a_in_b` and `b_in_a` (`"80.0%"`); `pairs` is in the order of `pairs_jsonl`, the bytes
+/// of `--pairs`. `clusters` (and `clusters_jsonl`, the bytes of
+/// `--clusters`, and `dropped`, the documents `--drop-list` names) are at
+/// 0.75, as `neardup scan` at its default threshold, or with containment
+/// the join's; `groups` are the clusters of the reported pairs. `map` is
+/// the slot-match count of every two documents `i < j`, row by row
+/// (`null` where one has no signature), or `null` past the map limit.
+/// `submissions`, with containment and sources, is the report's
+/// submissions table in its order, one `{"doc", "words", "found", "share",
+/// "parts": [{"source", "words", "share"}]}` per submission (`share` as
+/// the report writes it, `"80.0%"`; `null`s for a submission no source is
+/// paired with), else `null`. On bad input: `{"ok": false, "field", "error"}` where `field`
+/// is `k`, `n`, `threshold`, `containment`, `sources`, `files` or
+/// `request`.
 ///
 /// ```
 /// use neardup_web::{collection, CollectionRequest};
@@ -99,46 +128,54 @@ fn run(
     progress: &mut dyn FnMut(CollectionStage, u64, u64),
 ) -> Result<Value, Failure> {
     let params = params(&req.k, &req.n)?;
-    let threshold =
-        Threshold::parse(req.threshold.trim()).map_err(|e| ("threshold", e.to_string()))?;
-    let inputs = in_path_order(data, &req.ids, &req.sizes)?;
-
+    let search = Search::parse(params, &req.threshold, &req.containment)?;
+    if req.against && req.sources.is_empty() {
+        return Err(("sources", NO_SOURCES.into()));
+    }
+    let sources = Files {
+        ids: &req.sources,
+        sizes: &req.source_sizes,
+    };
+    let documents = Files {
+        ids: &req.ids,
+        sizes: &req.sizes,
+    };
     let total = data.len() as u64;
-    let mut done = 0;
-    let (mut ids, mut docs, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
-    let mut warnings = Vec::new();
-    for (id, bytes) in inputs {
+    let (mut docs, mut warnings) = (Vec::new(), Vec::new());
+    let corpus = Corpus::read(data, sources, documents, req.lossy, &mut |id, d, done| {
         progress(CollectionStage::Sign, done, total);
-        // The same reading as `neardup scan` gives a directory's files: a
-        // document's extracted text, a plain text decoded.
-        match crate::decode(bytes.to_vec(), id, Some(id), req.lossy) {
-            Ok(d) => {
-                warnings.extend(d.warnings.iter().map(|w| json!({"id": id, "warning": w})));
-                let doc = Doc::new(&d.text, params);
-                if let Some(caveat) = neardup::Caveat::of_normalized(doc.normalized(), params.k()) {
-                    warnings.push(json!({"id": id, "warning": caveat.to_string()}));
-                }
-                docs.push(doc);
-                ids.push(id);
-            }
-            Err(e) => {
-                // The id is in its own field, and the collection has its
-                // own lossy switch.
-                let e = e.strip_prefix(&format!("{id}: ")).unwrap_or(&e);
-                let e = e.strip_suffix(crate::decode::LOSSY_HINT).unwrap_or(e);
-                skipped.push(json!({"id": id, "error": e}));
-            }
+        warnings.extend(d.warnings.iter().map(|w| json!({"id": id, "warning": w})));
+        let doc = Doc::new(&d.text, params);
+        if let Some(caveat) = neardup::Caveat::of_normalized(doc.normalized(), params.k()) {
+            warnings.push(json!({"id": id, "warning": caveat.to_string()}));
         }
-        done += bytes.len() as u64;
+        docs.push(doc);
+    })?;
+    if req.against && corpus.refs == 0 {
+        return Err((
+            "sources",
+            match corpus.skipped.first() {
+                // Every source was skipped: a check against none of them
+                // would look like a check without sources.
+                Some(s) if corpus.source_files > 0 => format!(
+                    "none of the {} sources could be read: {} ({})",
+                    corpus.source_files,
+                    s["id"].as_str().unwrap_or_default(),
+                    s["error"].as_str().unwrap_or_default()
+                ),
+                // Every source was a hidden file, which `neardup scan` leaves out.
+                _ => NO_SOURCES.into(),
+            },
+        ));
     }
     progress(CollectionStage::Sign, total, total);
-    let fps: Vec<Fingerprint> = docs.iter().map(|d| d.fingerprint().clone()).collect();
-    let json_ids: Vec<String> = ids.iter().map(|id| lines::json_string(id)).collect();
+    let refs = corpus.refs;
+    let fps: Vec<&Fingerprint> = docs.iter().map(|d| d.fingerprint()).collect();
+    let json_ids: Vec<String> = corpus.ids.iter().map(|id| lines::json_string(id)).collect();
     let fail = |e: neardup::Error| ("files", e.to_string());
 
     progress(CollectionStage::Scan, 0, 1);
-    let plan = Plan::new(params, threshold);
-    let outcome = scan::run(&fps, 0, &plan).map_err(fail)?;
+    let outcome = search.run(&docs, refs).map_err(fail)?;
 
     let count = outcome.pairs.len() as u64;
     let mut pairs = Vec::with_capacity(outcome.pairs.len());
@@ -150,12 +187,17 @@ fn run(
         // the two fingerprints); the Jaccard needs the shingle sets too.
         let c = Comparison::of(&docs[a], &docs[b]).map_err(fail)?;
         let hash = c.receipt.sha256();
+        // As the command line spells it: the scan's count of shared
+        // shingles, over the two fingerprints' sizes.
+        let containment = p
+            .shared
+            .map(|s| Containment::new(s, [fps[a].shingles, fps[b].shingles]));
         lines::pair(
             &mut pairs_jsonl,
             [&json_ids[a], &json_ids[b]],
             &c.receipt,
             &hash,
-            None,
+            containment.as_ref(),
         );
         pairs.push(json!({
             "a": p.a,
@@ -164,16 +206,32 @@ fn run(
             "similarity": c.estimate().map(|e| e.similarity),
             "jaccard": c.jaccard(),
             "containment": c.containment,
+            // The report's text of each direction.
+            "containment_pct": [
+                c.containment.a_in_b().map(submissions::pct),
+                c.containment.b_in_a().map(submissions::pct),
+            ],
             "verdict": c.receipt.verdict.as_str(),
             "receipt": c.receipt.canonical(),
             "receipt_sha256": hash.to_string(),
         }));
     }
 
+    // The clusters `neardup scan --clusters` writes: with containment,
+    // the join's (the largest of each first); else a second scan at the
+    // default threshold.
     progress(CollectionStage::Clusters, 0, 1);
-    let near = scan::run(&fps, 0, &Plan::new(params, Threshold::NEAR_DUPLICATE)).map_err(fail)?;
+    let near = match search {
+        Search::Contained(_) => None,
+        Search::Near(_) => Some(
+            Search::Near(Plan::new(params, Threshold::NEAR_DUPLICATE))
+                .run(&docs, refs)
+                .map_err(fail)?,
+        ),
+    };
+    let clustered = near.as_ref().unwrap_or(&outcome);
     let mut clusters_jsonl = String::new();
-    for (i, group) in near.clusters.iter().enumerate() {
+    for (i, group) in clustered.clusters.iter().enumerate() {
         let members: Vec<&str> = group
             .iter()
             .map(|&d| json_ids[d as usize].as_str())
@@ -184,30 +242,55 @@ fn run(
     let limit = req.map_limit.unwrap_or(DEFAULT_MAP_LIMIT);
     let map = (fps.len() <= limit).then(|| heat_map(&fps, progress));
 
+    let submissions = match search {
+        Search::Contained(_) if refs > 0 => Some(submissions::rows(
+            &corpus.texts,
+            refs,
+            &outcome.pairs,
+            params.k(),
+            &mut |done, of| progress(CollectionStage::Submissions, done, of),
+        )),
+        _ => None,
+    };
+
+    // The plan the report names: the chosen one, or with containment the
+    // default one, as the command line's.
+    let plan = match search {
+        Search::Near(plan) => plan,
+        Search::Contained(_) => Plan::new(params, Threshold::NEAR_DUPLICATE),
+    };
     let banding = plan.banding();
     Ok(json!({
         "ok": true,
         "k": params.k(),
         "n": params.n(),
-        "threshold": threshold.to_string(),
+        "threshold": plan.threshold().to_string(),
+        "containment": search.containment().map(|t| t.to_string()),
         "bands": banding.bands(),
         "rows": banding.rows(),
         "miss_probability": plan.miss_probability(),
-        "documents": ids.iter().zip(&fps).map(|(id, f)| json!({
+        "refs": refs,
+        "documents": corpus.ids.iter().zip(&fps).map(|(id, f)| json!({
             "id": id,
             "shingles": f.shingles,
             "signed": f.signature.is_some(),
         })).collect::<Vec<_>>(),
-        "skipped": skipped,
+        "skipped": corpus.skipped,
         "warnings": warnings,
         "pairs": pairs,
         "pairs_jsonl": pairs_jsonl,
         "groups": outcome.clusters,
-        "clusters": near.clusters,
+        "clusters": clustered.clusters,
+        "dropped": clustered.dropped,
         "clusters_jsonl": clusters_jsonl,
         "map": map,
+        "submissions": submissions,
     }))
 }
+
+/// The error of a check against sources with none chosen.
+const NO_SOURCES: &str =
+    "choose the sources to check the submissions against, or untick \u{201c}Check against sources\u{201d}";
 
 /// The documents cut out of `data`, in the order `neardup scan` gives a
 /// directory's files (see [`collection`]), refusing two with one id.
@@ -274,7 +357,7 @@ pub(crate) fn in_path_order<'d>(
 /// The slot-match count of every two documents `i < j`, row by row: what
 /// the heat map colours. For people only: no pair is reported from it.
 fn heat_map(
-    fps: &[Fingerprint],
+    fps: &[&Fingerprint],
     progress: &mut dyn FnMut(CollectionStage, u64, u64),
 ) -> Vec<Option<u32>> {
     let len = fps.len();
@@ -350,7 +433,7 @@ mod tests {
             .iter()
             .map(|t| Fingerprint::of(std::str::from_utf8(t).unwrap(), params))
             .collect();
-        let core = scan::run(
+        let core = neardup::scan::run(
             &fps,
             0,
             &Plan::new(params, Threshold::parse("0.35").unwrap()),
@@ -465,5 +548,280 @@ mod tests {
                 (3, 0, 1)
             ]
         );
+    }
+
+    /// Pseudo-prose of `n` words.
+    fn words(seed: u64, n: usize) -> String {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                // splitmix64: seeds 1 and 2 give unrelated texts.
+                x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = x;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                format!("w{}", (z ^ (z >> 31)) % 3000)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Ids and texts.
+    type Named = Vec<(String, String)>;
+
+    /// Two sources; essays that copy part of one or both; a stranger.
+    fn class() -> (Named, Named) {
+        let sources = vec![
+            ("srcs/b.txt".to_owned(), words(1, 400)),
+            ("srcs/a.txt".to_owned(), words(2, 300)),
+        ];
+        let part = |i: usize, from: usize, to: usize| {
+            sources[i].1.split(' ').collect::<Vec<_>>()[from..to].join(" ")
+        };
+        let essays = vec![
+            (
+                "subs/one.txt".to_owned(),
+                format!("{} {}", part(0, 10, 90), words(3, 40)),
+            ),
+            (
+                "subs/two.txt".to_owned(),
+                format!("{} {} {}", part(0, 200, 260), words(4, 30), part(1, 0, 60)),
+            ),
+            (
+                "subs/three.txt".to_owned(),
+                format!("{} {}", words(5, 60), part(1, 100, 160)),
+            ),
+            ("subs/stranger.txt".to_owned(), words(6, 200)),
+        ];
+        (sources, essays)
+    }
+
+    fn against(containment: &str) -> (Vec<u8>, CollectionRequest) {
+        let (sources, essays) = class();
+        let mut data = Vec::new();
+        for (_, t) in sources.iter().chain(&essays) {
+            data.extend_from_slice(t.as_bytes());
+        }
+        let req = CollectionRequest {
+            k: "5".into(),
+            n: "128".into(),
+            threshold: "0.35".into(),
+            containment: containment.into(),
+            against: true,
+            sources: sources.iter().map(|s| s.0.clone()).collect(),
+            source_sizes: sources.iter().map(|s| s.1.len() as u64).collect(),
+            ids: essays.iter().map(|s| s.0.clone()).collect(),
+            sizes: essays.iter().map(|s| s.1.len() as u64).collect(),
+            ..Default::default()
+        };
+        (data, req)
+    }
+
+    #[test]
+    fn containment_against_sources_numbers_the_sources_first_and_finds_every_pair() {
+        let (data, req) = against("0.3");
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(out["ok"], true, "{out}");
+        assert_eq!(out["refs"], 2);
+        assert_eq!(out["containment"], "0.3");
+        let ids: Vec<&str> = out["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_str().unwrap())
+            .collect();
+        // Sources first, each part in path order, as `scan subs --against srcs`.
+        assert_eq!(
+            ids,
+            [
+                "srcs/a.txt",
+                "srcs/b.txt",
+                "subs/one.txt",
+                "subs/stranger.txt",
+                "subs/three.txt",
+                "subs/two.txt"
+            ]
+        );
+        let (sources, essays) = class();
+        let text = |id: &str| {
+            let all = sources.iter().chain(&essays);
+            all.clone().find(|d| d.0 == id).unwrap().1.clone()
+        };
+        // Every pair one by one, with the core: those that reach 0.3, none
+        // of two sources.
+        let t = Threshold::parse("0.3").unwrap();
+        let mut want = String::new();
+        for a in 0..ids.len() {
+            for b in a + 1..ids.len() {
+                let c =
+                    neardup::compare(&text(ids[a]), &text(ids[b]), Params::new(5, 128).unwrap());
+                if b >= 2 && c.containment.reaches(t) {
+                    let hash = c.receipt.sha256();
+                    let quoted = [lines::json_string(ids[a]), lines::json_string(ids[b])];
+                    lines::pair(
+                        &mut want,
+                        [&quoted[0], &quoted[1]],
+                        &c.receipt,
+                        &hash,
+                        Some(&c.containment),
+                    );
+                }
+            }
+        }
+        assert_eq!(out["pairs_jsonl"], want);
+        assert_eq!(want.lines().count(), 4, "{want}");
+        assert!(want.contains(r#""containment":{"a_in_b":"#));
+        // The submissions, most found first; the stranger last, with no source.
+        let subs = out["submissions"].as_array().unwrap();
+        let order: Vec<&str> = subs
+            .iter()
+            .map(|s| ids[s["doc"].as_u64().unwrap() as usize])
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "subs/two.txt",
+                "subs/one.txt",
+                "subs/three.txt",
+                "subs/stranger.txt"
+            ]
+        );
+        assert_eq!(subs[3]["share"], Value::Null);
+        let two = &subs[0]["parts"];
+        // 60 words from each source: a tie, in source order.
+        assert_eq!(
+            (two[0]["source"].as_u64(), two[1]["source"].as_u64()),
+            (Some(0), Some(1)),
+            "{two}"
+        );
+        assert_eq!(
+            (&two[0]["share"], &subs[0]["share"]),
+            (&json!("40.0%"), &json!("80.0%"))
+        );
+        // With containment, the clusters are the join's: no second scan.
+        assert_eq!(out["clusters"], out["groups"]);
+        assert!(!out["dropped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d.as_u64() < Some(2)));
+    }
+
+    #[test]
+    fn the_submissions_table_is_the_reports() {
+        let (data, req) = against("0.3");
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        let report = crate::ReportRequest {
+            k: req.k.clone(),
+            n: req.n.clone(),
+            threshold: Some(req.threshold.clone()),
+            containment: req.containment.clone(),
+            sources: req.sources.clone(),
+            source_sizes: req.source_sizes.clone(),
+            ids: req.ids.clone(),
+            sizes: req.sizes.clone(),
+            ..Default::default()
+        };
+        let html = crate::report(&data, &report).unwrap();
+        let ids = &out["documents"];
+        let name = |d: &Value| {
+            ids[d.as_u64().unwrap() as usize]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        let mut at = html.find("<h2 id=submissions>").unwrap();
+        for (i, s) in out["submissions"].as_array().unwrap().iter().enumerate() {
+            let row = match s["share"].as_str() {
+                None => format!(
+                    "<tr><td class=r>{}<td>{}<td class=r>\u{2014}",
+                    i + 1,
+                    name(&s["doc"])
+                ),
+                Some(share) => {
+                    let parts: Vec<String> = s["parts"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|p| format!("{} {}", name(&p["source"]), p["share"].as_str().unwrap()))
+                        .collect();
+                    format!(
+                        "<tr><td class=r>{}<td>{}<td class=r>{}<td class=r><b>{share}</b><td>{}\n",
+                        i + 1,
+                        name(&s["doc"]),
+                        s["words"],
+                        parts.join("<br>")
+                    )
+                }
+            };
+            at += html[at..]
+                .find(&row)
+                .unwrap_or_else(|| panic!("{row} in {html}"));
+        }
+    }
+
+    #[test]
+    fn containment_and_sources_refuse_bad_input() {
+        let (data, mut req) = against("0.3");
+        for bad in ["0", "1.5", "0.12345", "-0.5", "half"] {
+            req.containment = bad.into();
+            let out = collection(&data, &req, &mut |_, _, _| {});
+            assert_eq!(
+                (&out["ok"], &out["field"]),
+                (&json!(false), &json!("containment")),
+                "{bad}"
+            );
+            assert!(out["error"].as_str().unwrap().contains(bad), "{out}");
+        }
+        // A blank containment is the near-duplicate scan, with the sources
+        // as references; the threshold is not read with containment.
+        req.containment = " ".into();
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(
+            (out["ok"].as_bool(), &out["containment"]),
+            (Some(true), &Value::Null)
+        );
+        assert_eq!(out["submissions"], Value::Null);
+        req.containment = "1".into();
+        req.threshold = "nonsense".into();
+        assert_eq!(collection(&data, &req, &mut |_, _, _| {})["ok"], true);
+        // Asked to check against sources, but none chosen.
+        let (data, mut req) = against("0.3");
+        let sources: usize = req.source_sizes.iter().sum::<u64>() as usize;
+        req.sources.clear();
+        req.source_sizes.clear();
+        let out = collection(&data[sources..], &req, &mut |_, _, _| {});
+        assert_eq!(out["field"], "sources", "{out}");
+        assert!(out["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("choose the sources"));
+        // Without the check, containment among the submissions alone.
+        req.against = false;
+        let out = collection(&data[sources..], &req, &mut |_, _, _| {});
+        assert_eq!(
+            (out["ok"].as_bool(), out["refs"].as_u64()),
+            (Some(true), Some(0))
+        );
+        // One file as a source and a submission.
+        let (data, mut req) = against("0.3");
+        req.ids[0] = req.sources[0].clone();
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(out["field"], "sources", "{out}");
+        // Sources that all fail to read.
+        let (mut data, mut req) = against("0.3");
+        data[3] = 0xff;
+        data[req.source_sizes[0] as usize + 3] = 0xff;
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(out["field"], "sources", "{out}");
+        assert!(
+            out["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("none of the 2 sources could be read"),
+            "{out}"
+        );
+        req.lossy = true;
+        assert_eq!(collection(&data, &req, &mut |_, _, _| {})["ok"], true);
     }
 }

@@ -24,12 +24,14 @@
 mod about;
 mod collection;
 mod compare;
+mod corpus;
 mod decode;
 mod explain;
 #[cfg(target_arch = "wasm32")]
 mod ffi;
 mod report;
 mod stage;
+mod submissions;
 mod verify;
 
 pub use about::about;

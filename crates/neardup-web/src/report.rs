@@ -4,22 +4,22 @@
 //! and settings.
 
 use neardup::report::{self, Document, Input, Named, Settings};
-use neardup::scan::{self, Pair, Plan};
-use neardup::{Fingerprint, Threshold};
+use neardup::scan::{Pair, Plan};
+use neardup::{Doc, Fingerprint, Params, Threshold};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use neardup_extract::Format;
 
-use crate::collection::in_path_order;
 use crate::compare::{failure, params};
+use crate::corpus::{Corpus, Files, Search};
 
 /// The version a report names: the workspace's, which the CLI shares.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What the page sends besides the bytes, which come as one buffer: the
-/// documents in the order of `ids`, then the base texts in the order of
-/// `bases`.
+/// sources in the order of `sources`, the documents in the order of `ids`,
+/// then the base texts in the order of `bases`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportRequest {
@@ -31,6 +31,16 @@ pub struct ReportRequest {
     /// documents, A then B).
     #[serde(default)]
     pub threshold: Option<String>,
+    /// The Collection tab's containment threshold (`--containment`);
+    /// blank for the near-duplicate search at `threshold`.
+    #[serde(default)]
+    pub containment: String,
+    /// The Collection tab's sources (`--against`), named as `ids`.
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// The sources' lengths in bytes.
+    #[serde(default)]
+    pub source_sizes: Vec<u64>,
     /// Replace invalid UTF-8 instead of refusing it (Compare) or skipping
     /// the file (Collection).
     #[serde(default)]
@@ -66,8 +76,9 @@ pub fn report_json(data: &[u8], req: &ReportRequest) -> Value {
 }
 
 /// Renders the report: a collection's when `req.threshold` is set (the
-/// documents read and numbered as [`crate::collection`] reads them, the
-/// pairs and clusters of `neardup scan` at that threshold), else the
+/// sources and documents read and numbered as [`crate::collection`] reads
+/// them, the pairs and clusters of `neardup scan [--against SOURCES]` at
+/// that threshold or, given `containment`, with `--containment`), else the
 /// comparison of document A with document B.
 ///
 /// ```
@@ -100,8 +111,8 @@ pub fn report(data: &[u8], req: &ReportRequest) -> Result<String, Failure> {
     match &req.threshold {
         None => compare_report(docs_data, req, params, &named),
         Some(t) => {
-            let threshold = Threshold::parse(t.trim()).map_err(|e| ("threshold", e.to_string()))?;
-            collection_report(docs_data, req, Plan::new(params, threshold), &named)
+            let search = Search::parse(params, t, &req.containment)?;
+            collection_report(docs_data, req, params, search, &named)
         }
     }
 }
@@ -192,49 +203,59 @@ fn compare_report(
 fn collection_report(
     data: &[u8],
     req: &ReportRequest,
-    plan: Plan,
+    params: Params,
+    search: Search,
     bases: &[Named<'_>],
 ) -> Result<String, Failure> {
-    let params = plan.params();
-    let inputs = in_path_order(data, &req.ids, &req.sizes)?;
-    let (mut names, mut texts, mut formats) = (Vec::new(), Vec::new(), Vec::new());
-    for (id, bytes) in inputs {
-        // Skipped as `neardup scan` skips an unreadable file.
-        if let Ok(d) = crate::decode(bytes.to_vec(), id, Some(id), req.lossy) {
-            names.push(id);
-            texts.push(d.text);
-            formats.push(d.format);
-        }
-    }
-    let fps: Vec<Fingerprint> = texts.iter().map(|t| Fingerprint::of(t, params)).collect();
-    let outcome = scan::run(&fps, 0, &plan).map_err(|e| ("files", e.to_string()))?;
-    let mut in_pairs = vec![false; fps.len()];
+    let sources = Files {
+        ids: &req.sources,
+        sizes: &req.source_sizes,
+    };
+    let documents = Files {
+        ids: &req.ids,
+        sizes: &req.sizes,
+    };
+    let corpus = Corpus::read(data, sources, documents, req.lossy, &mut |_, _, _| {})?;
+    let docs: Vec<Doc> = corpus.texts.iter().map(|t| Doc::new(t, params)).collect();
+    let outcome = search
+        .run(&docs, corpus.refs)
+        .map_err(|e| ("files", e.to_string()))?;
+    let mut in_pairs = vec![false; docs.len()];
     for p in &outcome.pairs {
         in_pairs[p.a as usize] = true;
         in_pairs[p.b as usize] = true;
     }
-    let docs: Vec<Document<'_>> = (0..fps.len())
+    let documents: Vec<Document<'_>> = (0..docs.len())
         .map(|d| Document {
-            name: names[d],
-            fingerprint: &fps[d],
+            name: corpus.ids[d],
+            fingerprint: docs[d].fingerprint(),
             // As the CLI, which reads again only the documents in pairs.
-            text: in_pairs[d].then_some(texts[d].as_str()),
+            text: in_pairs[d].then_some(corpus.texts[d].as_str()),
         })
         .collect();
+    // With containment the command line's plan is its default one, which
+    // the report names too.
+    let plan = match search {
+        Search::Near(plan) => plan,
+        Search::Contained(_) => Plan::new(params, Threshold::NEAR_DUPLICATE),
+    };
+    let formats = (0..docs.len())
+        .filter(|&d| in_pairs[d])
+        .map(|d| corpus.formats[d]);
     let settings = Settings {
         params,
         threshold: Some(plan.threshold()),
         banding: Some(plan.banding()),
         version: VERSION,
-        extractor: extractor((0..fps.len()).filter(|&d| in_pairs[d]).map(|d| formats[d])),
-        containment: None,
+        extractor: extractor(formats),
+        containment: search.containment(),
     };
     let input = Input {
         settings,
-        documents: &docs,
+        documents: &documents,
         pairs: &outcome.pairs,
         clusters: &outcome.clusters,
-        refs: 0,
+        refs: corpus.refs,
         bases,
     };
     report::render(&input).map_err(|e| ("files", e.to_string()))

@@ -59,19 +59,24 @@ pub enum CollectionStage {
     Scan,
     /// Each reported pair's receipt and exact Jaccard; counted in pairs.
     Pairs,
-    /// The second scan, at 0.75, for the clusters; counted once.
+    /// The second scan, at 0.75, for the clusters (none with containment);
+    /// counted once.
     Clusters,
     /// The heat map's slot-match counts; counted in documents.
     Map,
+    /// With containment against sources, each submission's words found in
+    /// the sources; counted in submissions.
+    Submissions,
 }
 
 impl CollectionStage {
-    /// The number the page's JS glue receives, 0 to 4 in the order above.
+    /// The number the page's JS glue receives, 0 to 5 in the order above.
     ///
     /// ```
     /// use neardup_web::CollectionStage;
     /// assert_eq!(CollectionStage::Sign.code(), 0);
     /// assert_eq!(CollectionStage::Map.code(), 4);
+    /// assert_eq!(CollectionStage::Submissions.code(), 5);
     /// ```
     pub fn code(self) -> u32 {
         self as u32
