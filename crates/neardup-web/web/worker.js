@@ -93,14 +93,17 @@ const COLLECTION_STEPS = [
   ['Building the receipts', 0.5],
   ['Clustering', 0.1],
   ['Drawing the heat map', 0.1],
+  ['Finding each submission in the sources', 0.3],
 ];
 
 /**
- * Scans a collection: reads every file straight into one wasm buffer, in
- * the order given, and hands it to nd_collection with the ids and sizes.
+ * Scans a collection: reads every file straight into one wasm buffer, the
+ * sources first, in the order given, and hands it to nd_collection with
+ * the ids and sizes.
  */
 async function collection(msg, post) {
-  const sizes = msg.files.map((f) => f.file.size);
+  const all = [...msg.sources, ...msg.files];
+  const sizes = all.map((f) => f.file.size);
   const bytes = sizes.reduce((a, b) => a + b, 0);
   const before = [READ_COST * bytes];
   for (const [, c] of COLLECTION_STEPS) before.push(before[before.length - 1] + c * bytes + 1);
@@ -127,7 +130,7 @@ async function collection(msg, post) {
   tell(0, 'Reading files', true);
   const data = x.nd_alloc(bytes);
   let at = 0;
-  for (const [i, { id, file }] of msg.files.entries()) {
+  for (const [i, { id, file }] of all.entries()) {
     let chunk;
     try {
       chunk = new Uint8Array(await file.arrayBuffer());
@@ -138,25 +141,37 @@ async function collection(msg, post) {
     // A fresh view each time: nothing runs in wasm here, but be safe.
     new Uint8Array(x.memory.buffer, data + at, chunk.length).set(chunk);
     at += chunk.length;
-    tell(READ_COST * at, `Reading files (${i + 1} of ${msg.files.length})`);
+    tell(READ_COST * at, `Reading files (${i + 1} of ${all.length})`);
   }
-  const request = { ...msg.request, ids: msg.files.map((f) => f.id), sizes };
+  const refs = msg.sources.length;
+  const request = {
+    ...msg.request,
+    sources: msg.sources.map((f) => f.id),
+    source_sizes: sizes.slice(0, refs),
+    ids: msg.files.map((f) => f.id),
+    sizes: sizes.slice(refs),
+  };
   const [req, reqLen] = put(x, new TextEncoder().encode(JSON.stringify(request)));
   const result = output(x, x.nd_collection(req, reqLen, data, bytes));
   post({ type: 'result', result });
 }
 
 /**
- * Renders the HTML report: the documents (files or typed text), then the
- * base texts, one after another in one buffer, handed to nd_report. The
- * bytes are the CLI's `--report` for the same files and settings.
+ * Renders the HTML report: the sources (a collection's), the documents
+ * (files or typed text), then the base texts, one after another in one
+ * buffer, handed to nd_report. The bytes are the CLI's `--report` for the
+ * same files and settings.
  */
 async function report(msg, post) {
   post({ type: 'progress', fraction: 0, label: 'Reading files' });
+  const sources = msg.sources || [];
   const parts = [];
-  for (const d of [...msg.docs, ...msg.bases]) parts.push(await readDoc(d, () => {}));
-  const sizes = parts.slice(0, msg.docs.length).map((p) => p.length);
-  const baseSizes = parts.slice(msg.docs.length).map((p) => p.length);
+  for (const d of [...sources, ...msg.docs, ...msg.bases]) parts.push(await readDoc(d, () => {}));
+  const lengths = parts.map((p) => p.length);
+  const [refs, docs] = [sources.length, sources.length + msg.docs.length];
+  const sourceSizes = lengths.slice(0, refs);
+  const sizes = lengths.slice(refs, docs);
+  const baseSizes = lengths.slice(docs);
   const total = parts.reduce((sum, p) => sum + p.length, 0);
   post({ type: 'progress', fraction: 0.3, label: 'Writing the report' });
   const instance = await instantiate();
@@ -167,7 +182,7 @@ async function report(msg, post) {
     new Uint8Array(x.memory.buffer, data + at, p.length).set(p);
     at += p.length;
   }
-  const request = { ...msg.request, sizes, base_sizes: baseSizes };
+  const request = { ...msg.request, source_sizes: sourceSizes, sizes, base_sizes: baseSizes };
   const [req, reqLen] = put(x, new TextEncoder().encode(JSON.stringify(request)));
   post({ type: 'result', result: output(x, x.nd_report(req, reqLen, data, total)) });
 }

@@ -18,7 +18,7 @@ async function loadPair(p) {
   await Promise.all([setFile('a', r.files.get(a), a), setFile('b', r.files.get(b), b)]);
   fromPair = p;
   $('evidence-from-names').textContent = `A = ${a}, B = ${b}`;
-  $('evidence-from-verdict').textContent = p.receipt ? `${p.verdict}, receipt ${p.receipt_sha256.slice(0, 12)}…` : `not reported at ${r.threshold}`;
+  $('evidence-from-verdict').textContent = p.receipt ? `${p.verdict}, receipt ${p.receipt_sha256.slice(0, 12)}…` : `not reported at ${r.containment ? `containment ${r.containment}` : r.threshold}`;
   $('evidence-verify-receipt').hidden = !p.receipt;
   $('evidence-from').hidden = false;
 }

@@ -11,8 +11,8 @@
 // - 'open-pair' (pair): open a pair of the collection in Evidence;
 // - 'documents-replaced' (): the user typed, chose, dropped or cleared a document A or B.
 
-/** The Collection tab's chosen files and its last result, read by the heat map and the pair views. */
-export const collection = { files: [], result: null };
+/** The Collection tab's chosen files (documents or submissions, and sources) and its last result, read by the heat map and the pair views. */
+export const collection = { files: [], sources: [], result: null };
 
 const handlers = new Map();
 
