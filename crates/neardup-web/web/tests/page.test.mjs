@@ -78,7 +78,8 @@ test('compare shows verdict, similarity, Jaccard, shingles, time, receipt and ha
 
 test('compare shows containment in the result card, and says when a short text sits in a long one', async () => {
   const long = Array.from({ length: 60 }, (_, i) => `sentence ${i} of the long source talks about item ${i * 7}`).join('. ');
-  const short = long.split('. ').slice(10, 14).join('. ');
+  // Its last sentence keeps its full stop: "item 91." is the long text's word.
+  const short = `${long.split('. ').slice(10, 14).join('. ')}.`;
   const r = await compare(page, { text: short }, { text: long }, 5, 128);
   assert.equal(r.state, 'done');
   assert.match(await page.textContent('#containment'), /^A in B 100\.0% · B in A \d+\.\d% *$/);
