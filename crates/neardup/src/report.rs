@@ -51,6 +51,8 @@ mod map;
 mod pair;
 mod sources;
 
+pub use sources::{submissions, Submission};
+
 use std::fmt::Write as _;
 
 use crate::scan::Pair;
@@ -187,7 +189,13 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
     let contained = input.settings.containment.is_some();
     rows.sort_by(|x, y| Row::order(x, y, base.is_some(), contained));
     let submissions = match contained && input.refs > 0 {
-        true => Some(sources::submissions(input, base.as_ref())?),
+        true => Some(submissions(
+            len as u32,
+            input.refs,
+            input.pairs,
+            (params.k(), base.as_ref()),
+            |d| pair::text(input, d),
+        )?),
         false => None,
     };
 

@@ -8,32 +8,71 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use super::html::{escaped, pct};
-use super::pair::text;
 use super::Input;
+use crate::scan::Pair;
 use crate::{mark, Base, Error, Mark, Words};
 
-/// One row: a submission and what the sources hold of it.
-pub(crate) struct Submission {
-    doc: u32,
+/// One row of the submissions table: a submission and what the sources
+/// hold of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submission {
+    /// The submission's document number.
+    pub doc: u32,
     /// Its words, and those inside a passage some source has too (outside
-    /// the base), counted once; `None` when no source is paired with it.
-    found: Option<(usize, usize)>,
-    /// Each paired source and the words of the submission it has, most
-    /// first.
-    parts: Vec<(u32, usize)>,
+    /// the base), counted once: `(found, words)`; `None` when no source is
+    /// paired with it.
+    pub found: Option<(usize, usize)>,
+    /// Each paired source and how many of the submission's words it has,
+    /// most first, then in input order.
+    pub parts: Vec<(u32, usize)>,
 }
 
-/// Every submission (documents from `input.refs` on), those with a source
-/// first, by the share of their words found, highest first; then the
-/// others, in input order.
-pub(crate) fn submissions(
-    input: &Input<'_>,
-    base: Option<&Base>,
+impl Submission {
+    /// `part / words` as the table shows it, `42.5%`.
+    pub fn share(&self, part: usize) -> Option<String> {
+        let (_, words) = self.found?;
+        Some(pct(if words == 0 {
+            0.0
+        } else {
+            part as f64 / words as f64
+        }))
+    }
+}
+
+/// The submissions table of a scan for containment against sources: every
+/// submission (documents `refs..documents`), those paired with a source
+/// first, by the share of their words found in any source, highest first
+/// (decided in integers); then the others, in input order. A word is
+/// found when it is [`Mark::Shared`] with some source ([`mark`], `k`
+/// words a shingle, `base` set aside). `text` gives a document's text,
+/// which every document of a pair between a source and a submission
+/// needs. The report's table and the page's are this one.
+///
+/// ```
+/// use neardup::report::submissions;
+/// use neardup::scan::Pair;
+/// let texts = ["one two three four five six", "one two three four seven eight", "nine ten"];
+/// // Document 0 is the source; 1 and 2 are submissions, 1 paired with it.
+/// let pairs = [Pair::new(0, 1, None)];
+/// let rows = submissions(3, 1, &pairs, (2, None), |d| Ok(texts[d as usize]))?;
+/// assert_eq!((rows[0].doc, rows[0].found), (1, Some((4, 6))));
+/// assert_eq!(rows[0].parts, [(0, 4)]);
+/// assert_eq!(rows[0].share(4).as_deref(), Some("66.7%"));
+/// assert_eq!((rows[1].doc, rows[1].found), (2, None));
+/// # Ok::<(), neardup::Error>(())
+/// ```
+///
+/// # Errors
+/// What `text` returns for a document it lacks.
+pub fn submissions<'t>(
+    documents: u32,
+    refs: u32,
+    pairs: &[Pair],
+    (k, base): (usize, Option<&Base>),
+    text: impl Fn(u32) -> Result<&'t str, Error>,
 ) -> Result<Vec<Submission>, Error> {
-    let k = input.settings.params.k();
-    let refs = input.refs;
     let mut sources: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for p in input.pairs {
+    for p in pairs {
         // Pairs are (a < b): a source is always a.
         if p.a < refs && p.b >= refs {
             sources.entry(p.b).or_default().push(p.a);
@@ -41,7 +80,7 @@ pub(crate) fn submissions(
     }
     let mut words_of: HashMap<u32, Words> = HashMap::new();
     let mut out = Vec::new();
-    for doc in refs..input.documents.len() as u32 {
+    for doc in refs..documents {
         let Some(paired) = sources.get(&doc) else {
             out.push(Submission {
                 doc,
@@ -50,13 +89,13 @@ pub(crate) fn submissions(
             });
             continue;
         };
-        let mine = Words::new(text(input, doc)?);
+        let mine = Words::new(text(doc)?);
         let mut any = vec![false; mine.len()];
         let mut parts = Vec::with_capacity(paired.len());
         for &s in paired {
             let theirs = match words_of.entry(s) {
                 Entry::Occupied(e) => e.into_mut(),
-                Entry::Vacant(e) => e.insert(Words::new(text(input, s)?)),
+                Entry::Vacant(e) => e.insert(Words::new(text(s)?)),
             };
             let marks = mark(&mine, theirs, base, k);
             let mut part = 0;
