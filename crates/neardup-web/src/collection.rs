@@ -243,13 +243,11 @@ fn run(
     let map = (fps.len() <= limit).then(|| heat_map(&fps, progress));
 
     let submissions = match search {
-        Search::Contained(_) if refs > 0 => Some(submissions::rows(
-            &corpus.texts,
-            refs,
-            &outcome.pairs,
-            params.k(),
-            &mut |done, of| progress(CollectionStage::Submissions, done, of),
-        )),
+        Search::Contained(_) if refs > 0 => {
+            progress(CollectionStage::Submissions, 0, 1);
+            let rows = submissions::rows(&corpus.texts, refs, &outcome.pairs, params.k());
+            Some(rows.map_err(fail)?)
+        }
         _ => None,
     };
 

@@ -65,7 +65,7 @@ pub enum CollectionStage {
     /// The heat map's slot-match counts; counted in documents.
     Map,
     /// With containment against sources, each submission's words found in
-    /// the sources; counted in submissions.
+    /// the sources; counted once.
     Submissions,
 }
 
