@@ -36,7 +36,8 @@ const write = (dir, files) => {
 /**
  * A class: 5 sources of 400 to 2,000 words; essays that copy 20% to 70% of
  * their words from one source or two, an essay copied whole in capitals,
- * a 40-word note from one source, a stranger, and a name to escape.
+ * a 40-word note from one source, a stranger, a name to escape, and an
+ * essay made of two sources.
  */
 function plantClass(dir) {
   const rnd = rng(37);
@@ -55,6 +56,7 @@ function plantClass(dir) {
   essays['note.txt'] = src[4].slice(100, 140);
   essays['stranger.txt'] = prose(rnd, 500);
   essays['Ünï & <co>.txt'] = [...run(rnd, src[1], 150), ...prose(rnd, 100)];
+  essays['essay-11 two sources.txt'] = [...run(rnd, src[0], 120), ...prose(rnd, 40), ...run(rnd, src[2], 120)];
   write(join(dir, 'srcs'), sources);
   write(join(dir, 'subs'), essays);
 }
@@ -107,7 +109,7 @@ function reportTable(html) {
 
 test('against sources: pairs, clusters and the report are the bytes of `neardup scan --against --containment`', async () => {
   assert.equal(await check({ subs: join(work, 'subs'), srcs: join(work, 'srcs'), containment: '0.3' }), 'done');
-  assert.match(await page.textContent('#collection-docs-sub'), /^14 submissions, 5 sources · /);
+  assert.match(await page.textContent('#collection-docs-sub'), /^15 submissions, 5 sources · /);
 
   const args = ['subs', '--against', 'srcs', '--containment', '0.3'];
   const pairs = await download(page, '#collection-download-pairs');
@@ -129,7 +131,8 @@ test('against sources: pairs, clusters and the report are the bytes of `neardup 
     return [tr.dataset.doc, c[2].textContent.replace(/,/g, ''), c[3].textContent, parts || c[4].textContent];
   }));
   assert.deepEqual(rows, reportTable(report));
-  assert.equal(rows.length, 14, 'one row per submission');
+  assert.equal(rows.length, 15, 'one row per submission');
+  assert.ok(rows.some((r) => r[0] === 'subs/essay-11 two sources.txt' && r[3].split('; ').length === 2), 'each source\'s part');
   assert.deepEqual(rows[0], ['subs/note.txt', '40', '100.0%', 'srcs/source-4.txt 100.0%']);
   assert.deepEqual(rows.at(-1), ['subs/stranger.txt', '—', '—', 'no source at or over 0.3']);
 
