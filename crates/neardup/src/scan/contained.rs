@@ -21,10 +21,11 @@
 //!    tokens), so only the inverted lists of the prefix are read, and
 //!    frequent tokens (boilerplate) come last, where they are rarely read.
 //!    Each candidate's count is then completed over the rest of `x`'s
-//!    tokens, the cheaper of two ways: reading those tokens' inverted
-//!    lists once for all candidates (when hundreds of documents share a
-//!    sentence or two with `x`), or intersecting the rest with each
-//!    candidate's tokens. The count is exact either way.
+//!    tokens, rarest first, dropping every few tokens the candidates that
+//!    can no longer reach the threshold (hundreds of documents may share
+//!    a sentence or two with `x`; they go after a few tokens), each token
+//!    counted the cheaper way: its inverted list read once, or looked up
+//!    in each candidate left. The count is exact.
 //!
 //! Memory: the keys (8 bytes a distinct shingle), a sixteenth of them
 //! sorted at a time, then 4 bytes a repeated shingle for the tokens and
@@ -133,6 +134,11 @@ pub struct Vocabulary {
     keys: Vec<u64>,
     /// The token of each key.
     tokens: Vec<u32>,
+    /// Where the keys of each value of their top `bits` bits start in
+    /// `keys`: keys are SHA-256 bits, so uniform, and a lookup is one
+    /// bucket of about one key, not a binary search of cache misses.
+    starts: Vec<u32>,
+    bits: u32,
 }
 
 impl Vocabulary {
@@ -156,9 +162,21 @@ impl Vocabulary {
         for (token, &i) in order.iter().enumerate() {
             tokens[i as usize] = token as u32;
         }
+        let keys: Vec<u64> = counted.into_iter().map(|(k, _)| k).collect();
+        let bits = (usize::BITS - keys.len().leading_zeros()).clamp(1, 30);
+        let mut starts = Vec::with_capacity((1 << bits) + 1);
+        let mut at = 0;
+        for bucket in 0..=(1u64 << bits) {
+            while at < keys.len() && keys[at] >> (64 - bits) < bucket {
+                at += 1;
+            }
+            starts.push(at as u32);
+        }
         Ok(Vocabulary {
-            keys: counted.into_iter().map(|(k, _)| k).collect(),
+            keys,
             tokens,
+            starts,
+            bits,
         })
     }
 
@@ -176,14 +194,15 @@ impl Vocabulary {
     /// (cleared first); keys no other document holds have none.
     pub fn tokens(&self, keys: &[u64], out: &mut Vec<u32>) {
         out.clear();
-        let mut from = 0;
         for &k in keys {
-            // Both are ascending: each search starts where the last ended.
-            let at = from + self.keys[from..].partition_point(|&x| x < k);
-            if self.keys.get(at) == Some(&k) {
-                out.push(self.tokens[at]);
+            let bucket = (k >> (64 - self.bits)) as usize;
+            let (from, to) = (
+                self.starts[bucket] as usize,
+                self.starts[bucket + 1] as usize,
+            );
+            if let Ok(at) = self.keys[from..to].binary_search(&k) {
+                out.push(self.tokens[from + at]);
             }
-            from = at;
         }
         out.sort_unstable();
     }
@@ -312,36 +331,46 @@ impl Join {
                 *c += 1;
             }
         }
-        // Each candidate's count of the tokens past the prefix, the cheaper
-        // way: reading those tokens' inverted lists once for all candidates
-        // (when many candidates share a sentence or two with `x`), or
-        // intersecting the tail with each candidate's tokens.
-        let by_lists: usize = tail.iter().map(|&t| self.postings.len_of(t)).sum();
-        let by_merging = scratch.touched.len() * (tail.len() + mine.len());
-        if by_lists < by_merging {
-            for &t in tail {
-                let list = self.postings.of(t);
-                for &y in &list[after_x(list)..] {
-                    let c = &mut scratch.count[y as usize];
+        // Each candidate's count is completed over the tail, token by
+        // token, rarest first. A candidate that can no longer reach `need`
+        // (most share a sentence or two with `x`) is dropped every few
+        // tokens, so the true ones are soon all that is left; each token
+        // is then counted the cheaper way: its inverted list read once, or
+        // looked up in each candidate's tokens.
+        let count = &mut scratch.count;
+        let alive = &mut scratch.touched;
+        for (i, &t) in tail.iter().enumerate() {
+            if i % PRUNE == 0 {
+                let left = (tail.len() - i) as u64;
+                alive.retain(|&y| {
+                    let reach = u64::from(count[y as usize]) + left >= need;
+                    if !reach {
+                        count[y as usize] = 0;
+                    }
+                    reach
+                });
+                if alive.is_empty() {
+                    break;
+                }
+            }
+            let list = self.postings.of(t);
+            let list = &list[after_x(list)..];
+            if list.len() <= alive.len() * LOOKUP {
+                for &y in list {
                     // Only candidates: a pair that reaches `need` shares a
-                    // prefix token.
+                    // prefix token, and a dropped one's count is 0.
+                    let c = &mut count[y as usize];
                     *c += u32::from(*c > 0);
+                }
+            } else {
+                for &y in alive.iter() {
+                    let theirs = self.tokens_of(y);
+                    count[y as usize] += u32::from(theirs.binary_search(&t).is_ok());
                 }
             }
         }
-        let last = head[head.len() - 1];
-        for &y in &scratch.touched {
-            let seen = u64::from(std::mem::take(&mut scratch.count[y as usize]));
-            let shared = if by_lists < by_merging {
-                seen
-            } else if seen + tail.len() as u64 >= need {
-                // Their tokens past `x`'s prefix (tokens are ascending).
-                let theirs = self.tokens_of(y);
-                let from = theirs.partition_point(|&t| t <= last);
-                seen + intersection(tail, &theirs[from..])
-            } else {
-                continue;
-            };
+        for &y in alive.iter() {
+            let shared = u64::from(std::mem::take(&mut count[y as usize]));
             if shared >= need {
                 let (a, b) = (self.docs[x as usize], self.docs[y as usize]);
                 out.push(Found {
@@ -351,38 +380,17 @@ impl Join {
                 });
             }
         }
-        scratch.touched.clear();
+        alive.clear();
     }
 }
 
-/// `|A ∩ B|` of two ascending lists: a merge, or binary searches of the
-/// longer one when the other is far shorter.
-fn intersection(a: &[u32], b: &[u32]) -> u64 {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let mut shared = 0;
-    if short.len() * 16 < long.len() {
-        let mut from = 0;
-        for &t in short {
-            let at = from + long[from..].partition_point(|&x| x < t);
-            shared += u64::from(long.get(at) == Some(&t));
-            from = at;
-        }
-        return shared;
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < short.len() && j < long.len() {
-        match short[i].cmp(&long[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    shared
-}
+/// A probe drops the candidates that can no longer reach its threshold
+/// every this many tokens of its tail.
+const PRUNE: usize = 8;
+/// A tail token's inverted list is read when it is at most this many
+/// times as long as the candidates left; else the token is looked up in
+/// each candidate's tokens (a binary search, about as many steps).
+const LOOKUP: usize = 8;
 
 /// The join's pairs, found among the representatives of the exact stage,
 /// given to every member of their identical groups: a document identical
@@ -640,13 +648,5 @@ mod tests {
         };
         assert_eq!(at("0.78"), 2000 * 1999 / 2);
         assert_eq!(at("0.79"), 0);
-    }
-
-    #[test]
-    fn intersections() {
-        assert_eq!(intersection(&[1, 3, 5], &[2, 3, 4, 5]), 2);
-        let long: Vec<u32> = (0..1000).collect();
-        assert_eq!(intersection(&[5, 999, 2000], &long), 2);
-        assert_eq!(intersection(&[], &long), 0);
     }
 }
