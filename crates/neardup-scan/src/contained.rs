@@ -57,12 +57,13 @@ pub fn pairs(
             lists
         })
         .collect();
-    let mut tokens = Lists::new();
-    for l in &lists {
-        tokens.append(l);
-    }
-    drop(lists);
+    // Each chunk's lists freed as soon as they are copied: the tokens are
+    // never held twice.
     drop(keys);
+    let mut tokens = Lists::new();
+    for l in lists {
+        tokens.append(&l);
+    }
     let total = tokens.total() as u64;
     let sizes: Vec<u64> = docs.iter().map(|&d| fps[d as usize].shingles).collect();
     let join = Join::new(
