@@ -151,25 +151,29 @@ impl ScanResult {
     #[getter]
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.cached(py, 0, || {
-            let dicts = self.pairs.iter().enumerate().map(|(i, (a, b, r))| -> PyResult<_> {
-                let d = PyDict::new(py);
-                d.set_item("a", self.id(py, *a)?)?;
-                d.set_item("b", self.id(py, *b)?)?;
-                if let Some(c) = self.containment(i) {
-                    let o = PyDict::new(py);
-                    o.set_item("a_in_b", c.a_in_b())?;
-                    o.set_item("b_in_a", c.b_in_a())?;
-                    o.set_item("shared", c.shared)?;
-                    d.set_item("containment", o)?;
-                }
-                d.set_item("matches", r.matches)?;
-                d.set_item("n", r.params.n())?;
-                d.set_item("receipt_sha256", r.sha256().to_string())?;
-                let n = r.params.n() as f64;
-                d.set_item("similarity", r.matches.map(|m| f64::from(m) / n))?;
-                d.set_item("verdict", r.verdict.as_str())?;
-                Ok(d)
-            });
+            let dicts = self
+                .pairs
+                .iter()
+                .enumerate()
+                .map(|(i, (a, b, r))| -> PyResult<_> {
+                    let d = PyDict::new(py);
+                    d.set_item("a", self.id(py, *a)?)?;
+                    d.set_item("b", self.id(py, *b)?)?;
+                    if let Some(c) = self.containment(i) {
+                        let o = PyDict::new(py);
+                        o.set_item("a_in_b", c.a_in_b())?;
+                        o.set_item("b_in_a", c.b_in_a())?;
+                        o.set_item("shared", c.shared)?;
+                        d.set_item("containment", o)?;
+                    }
+                    d.set_item("matches", r.matches)?;
+                    d.set_item("n", r.params.n())?;
+                    d.set_item("receipt_sha256", r.sha256().to_string())?;
+                    let n = r.params.n() as f64;
+                    d.set_item("similarity", r.matches.map(|m| f64::from(m) / n))?;
+                    d.set_item("verdict", r.verdict.as_str())?;
+                    Ok(d)
+                });
             PyList::new(py, dicts.collect::<PyResult<Vec<_>>>()?)
         })
     }
@@ -393,7 +397,8 @@ pub fn scan(
 ) -> PyResult<ScanResult> {
     guard("scan", || {
         let (k, n) = given_or_default(k, n);
-        let banded = threshold.is_some() || bands.is_some() || rows.is_some() || recall != "probable";
+        let banded =
+            threshold.is_some() || bands.is_some() || rows.is_some() || recall != "probable";
         if containment.is_some() && banded {
             return Err(PyValueError::new_err(
                 "containment finds pairs exactly, without bands: give it without threshold, bands, rows or recall",
