@@ -35,7 +35,9 @@ use rayon::prelude::*;
 use twox_hash::XxHash3_64;
 
 use crate::corpus::Corpus;
-use crate::error::{bail, message, Error, Result};
+#[cfg(debug_assertions)]
+use crate::error::bail;
+use crate::error::{message, Error, Result};
 use crate::watch::Watch;
 use neardup_corpus::describe;
 
