@@ -348,7 +348,12 @@ test('500 documents of 20 KB: cancel, then a run that keeps the page responsive'
     clearInterval(window.__beat);
     return { labels: window.__labels, maxGap: Math.max(...window.__gaps) };
   });
-  assert.ok(answered < 1000, `the click was answered in ${answered} ms`);
+  // `answered` is two round trips of the harness (Playwright to Chromium)
+  // as well as the page's answer, and in CI the suite shares two cores
+  // with fuzzing and Spark (1,050 ms seen once): a page that computed on
+  // its main thread would take the whole run (seconds). The page's own
+  // measure is the heartbeat's longest gap, just below.
+  assert.ok(answered < 2500, `the click was answered in ${answered} ms`);
   assert.ok(maxGap < 500, `the main thread stayed responsive (longest gap ${maxGap.toFixed(0)} ms)`);
   assert.ok(labels.some((l) => l.startsWith('Reading files')) && labels.some((l) => l.startsWith('Signing the documents')), labels.join(' | '));
   assert.equal(await page.textContent('#collection-docs'), '500');
