@@ -7,15 +7,13 @@
 //! the documents the way `neardup scan DIR` numbers a directory's files,
 //! so that the page's outputs are the command line's bytes.
 
-use neardup_corpus::order;
-
 use neardup::scan::{lines, Plan};
 use neardup::{Comparison, Containment, Doc, Fingerprint, Threshold};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::compare::{failure, params};
-use crate::corpus::{Corpus, Files, Search};
+use crate::corpus::{Corpus, Failure, Files, Search};
 use crate::{submissions, CollectionStage};
 
 /// Up to how many documents the heat map's counts are computed, unless
@@ -119,8 +117,6 @@ pub fn collection(
 ) -> Value {
     run(data, req, progress).unwrap_or_else(|(field, error)| failure(field, &error))
 }
-
-pub(crate) type Failure = (&'static str, String);
 
 fn run(
     data: &[u8],
@@ -289,68 +285,6 @@ fn run(
 /// The error of a check against sources with none chosen.
 const NO_SOURCES: &str =
     "choose the sources to check the submissions against, or untick \u{201c}Check against sources\u{201d}";
-
-/// The documents cut out of `data`, in the order `neardup scan` gives a
-/// directory's files (see [`collection`]), refusing two with one id.
-pub(crate) fn in_path_order<'d>(
-    data: &'d [u8],
-    ids: &'d [String],
-    sizes: &[u64],
-) -> Result<Vec<(&'d str, &'d [u8])>, Failure> {
-    if ids.len() != sizes.len() {
-        return Err((
-            "request",
-            format!(
-                "bad request from the page: {} ids but {} sizes",
-                ids.len(),
-                sizes.len()
-            ),
-        ));
-    }
-    let mut docs = Vec::with_capacity(ids.len());
-    let mut at = 0usize;
-    for (id, &size) in ids.iter().zip(sizes) {
-        let end = usize::try_from(size)
-            .ok()
-            .and_then(|s| at.checked_add(s))
-            .filter(|&e| e <= data.len());
-        let Some(end) = end else {
-            return Err((
-                "request",
-                format!(
-                    "bad request from the page: '{id}' runs past the {} bytes sent",
-                    data.len()
-                ),
-            ));
-        };
-        docs.push((id.as_str(), &data[at..end]));
-        at = end;
-    }
-    if at != data.len() {
-        return Err((
-            "request",
-            format!(
-                "bad request from the page: {} bytes sent, {at} used",
-                data.len()
-            ),
-        ));
-    }
-    // The first part of an id is the folder the user chose; below it,
-    // hidden and Spark-marker names are not read, as `neardup scan`
-    // does not read them.
-    docs.retain(|(id, _)| !id.split('/').skip(1).any(order::is_skipped_name));
-    order::sort_by_path(&mut docs, |d| d.0);
-    if let Some(w) = docs.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err((
-            "files",
-            format!(
-                "two files have the id '{}'; choose them from one folder",
-                w[1].0
-            ),
-        ));
-    }
-    Ok(docs)
-}
 
 /// The slot-match count of every two documents `i < j`, row by row: what
 /// the heat map colours. For people only: no pair is reported from it.

@@ -13,8 +13,12 @@ use neardup::{Doc, Fingerprint, Threshold};
 use neardup_extract::Format;
 use serde_json::{json, Value};
 
-use crate::collection::{in_path_order, Failure};
+use neardup_corpus::order;
+
 use crate::Decoded;
+
+/// A refused request: the field to name, and the one-line error.
+pub(crate) type Failure = (&'static str, String);
 
 /// The documents of a collection, sources first, each part in the command
 /// line's path order; unreadable files left out, as `neardup scan` skips
@@ -166,4 +170,66 @@ impl Search {
             }
         }
     }
+}
+
+/// The documents cut out of `data`, in the order `neardup scan` gives a
+/// directory's files (see [`crate::collection`]), refusing two with one id.
+fn in_path_order<'d>(
+    data: &'d [u8],
+    ids: &'d [String],
+    sizes: &[u64],
+) -> Result<Vec<(&'d str, &'d [u8])>, Failure> {
+    if ids.len() != sizes.len() {
+        return Err((
+            "request",
+            format!(
+                "bad request from the page: {} ids but {} sizes",
+                ids.len(),
+                sizes.len()
+            ),
+        ));
+    }
+    let mut docs = Vec::with_capacity(ids.len());
+    let mut at = 0usize;
+    for (id, &size) in ids.iter().zip(sizes) {
+        let end = usize::try_from(size)
+            .ok()
+            .and_then(|s| at.checked_add(s))
+            .filter(|&e| e <= data.len());
+        let Some(end) = end else {
+            return Err((
+                "request",
+                format!(
+                    "bad request from the page: '{id}' runs past the {} bytes sent",
+                    data.len()
+                ),
+            ));
+        };
+        docs.push((id.as_str(), &data[at..end]));
+        at = end;
+    }
+    if at != data.len() {
+        return Err((
+            "request",
+            format!(
+                "bad request from the page: {} bytes sent, {at} used",
+                data.len()
+            ),
+        ));
+    }
+    // The first part of an id is the folder the user chose; below it,
+    // hidden and Spark-marker names are not read, as `neardup scan`
+    // does not read them.
+    docs.retain(|(id, _)| !id.split('/').skip(1).any(order::is_skipped_name));
+    order::sort_by_path(&mut docs, |d| d.0);
+    if let Some(w) = docs.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err((
+            "files",
+            format!(
+                "two files have the id '{}'; choose them from one folder",
+                w[1].0
+            ),
+        ));
+    }
+    Ok(docs)
 }

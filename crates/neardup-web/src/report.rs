@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use neardup_extract::Format;
 
 use crate::compare::{failure, params};
-use crate::corpus::{Corpus, Files, Search};
+use crate::corpus::{Corpus, Failure, Files, Search};
 
 /// The version a report names: the workspace's, which the CLI shares.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -62,8 +62,6 @@ pub struct ReportRequest {
     #[serde(default)]
     pub base_sizes: Vec<u64>,
 }
-
-type Failure = (&'static str, String);
 
 /// The report as the page's answer: `{"ok": true, "html"}`, or `{"ok":
 /// false, "field", "error"}` where `field` is `k`, `n`, `threshold`, `a`,
