@@ -88,10 +88,51 @@ fn print_summary(s: &neardup_scan::Summary, plan: &Plan, total: Duration) {
             crate::output::one_line(first)
         );
     }
-    if let Some((vocabulary, tokens)) = s.join {
-        print_join(s, vocabulary, tokens, &stages, total);
-        return;
+    match s.join {
+        Some((vocabulary, tokens)) => eprintln!(
+            "  containment join: {vocabulary} shingles held by two or more documents, {tokens} in all (exact: every pair at or over the threshold)"
+        ),
+        None => print_lsh(s, plan),
     }
+    eprintln!(
+        "  identical groups: {} ({} documents)",
+        s.groups.0, s.groups.1
+    );
+    if s.join.is_none() {
+        let (records, runs) = s.records;
+        eprintln!(
+            "  band records: {records} in {runs} sorted run(s){}",
+            if runs > 1 { " spilled and merged" } else { "" }
+        );
+        eprintln!(
+            "  candidate pairs: {} (largest bucket: {} documents)",
+            s.candidates.0, s.candidates.1
+        );
+    }
+    let (pairs, identical) = s.pairs;
+    eprintln!(
+        "  verified pairs: {pairs} ({identical} identical, {} at or over the threshold)",
+        pairs - identical
+    );
+    eprintln!(
+        "  clusters: {}, documents dropped: {}{}",
+        s.clusters.0,
+        s.clusters.1,
+        if s.join.is_some() {
+            " (the smaller side of each pair)"
+        } else {
+            ""
+        }
+    );
+    eprintln!(
+        "  time: {}, total {:.2}s",
+        stages.join(", "),
+        total.as_secs_f64()
+    );
+}
+
+/// The LSH line of [`print_summary`]: the banding and its miss probability.
+fn print_lsh(s: &neardup_scan::Summary, plan: &Plan) {
     let miss = if plan.misses_none() {
         "0 (exact recall: every pair at or over the threshold has a shared band)".to_owned()
     } else {
@@ -105,63 +146,5 @@ fn print_summary(s: &neardup_scan::Summary, plan: &Plan, total: Duration) {
         banding.bands() * banding.rows(),
         plan.params().n(),
         plan.threshold(),
-    );
-    eprintln!(
-        "  identical groups: {} ({} documents)",
-        s.groups.0, s.groups.1
-    );
-    let (records, runs) = s.records;
-    eprintln!(
-        "  band records: {records} in {runs} sorted run(s){}",
-        if runs > 1 { " spilled and merged" } else { "" }
-    );
-    eprintln!(
-        "  candidate pairs: {} (largest bucket: {} documents)",
-        s.candidates.0, s.candidates.1
-    );
-    let (pairs, identical) = s.pairs;
-    eprintln!(
-        "  verified pairs: {pairs} ({identical} identical, {} at or over the threshold)",
-        pairs - identical
-    );
-    eprintln!(
-        "  clusters: {}, documents dropped: {}",
-        s.clusters.0, s.clusters.1
-    );
-    eprintln!(
-        "  time: {}, total {:.2}s",
-        stages.join(", "),
-        total.as_secs_f64()
-    );
-}
-
-/// [`print_summary`]'s figures for a scan for containment.
-fn print_join(
-    s: &neardup_scan::Summary,
-    vocabulary: u64,
-    tokens: u64,
-    stages: &[String],
-    total: Duration,
-) {
-    eprintln!(
-        "  containment join: {vocabulary} shingles held by two or more documents, {tokens} in all (exact: every pair at or over the threshold)"
-    );
-    eprintln!(
-        "  identical groups: {} ({} documents)",
-        s.groups.0, s.groups.1
-    );
-    let (pairs, identical) = s.pairs;
-    eprintln!(
-        "  verified pairs: {pairs} ({identical} identical, {} at or over the threshold)",
-        pairs - identical
-    );
-    eprintln!(
-        "  clusters: {}, documents dropped: {} (the smaller side of each pair)",
-        s.clusters.0, s.clusters.1
-    );
-    eprintln!(
-        "  time: {}, total {:.2}s",
-        stages.join(", "),
-        total.as_secs_f64()
     );
 }

@@ -83,11 +83,6 @@ impl Containment {
         }
     }
 
-    /// The pair with A and B swapped.
-    pub fn swapped(self) -> Containment {
-        Containment::new(self.shared, [self.sizes[1], self.sizes[0]])
-    }
-
     /// The JSON object `{"a_in_b":…,"b_in_a":…,"shared":…}` appended to
     /// `out`, each share as the shortest decimal that reads back as the
     /// same double (`0.5`, `1`), as `--pairs` lines write numbers.

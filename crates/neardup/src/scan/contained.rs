@@ -76,11 +76,6 @@ impl<T: Copy> Lists<T> {
         &self.items[start..self.ends[i]]
     }
 
-    /// The length of list `i`.
-    pub fn len_of(&self, i: u32) -> usize {
-        self.of(i).len()
-    }
-
     /// Appends every list of `other`, in order.
     pub fn append(&mut self, other: &Lists<T>) {
         let base = self.items.len();

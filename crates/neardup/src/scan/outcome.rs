@@ -95,10 +95,8 @@ impl Outcome {
         sizes: &[u64],
     ) -> Result<Outcome, Error> {
         let mut out = Outcome::new(len, refs, pairs)?;
-        // Greatest first: most shingles, then earliest.
-        let rank = |d: &u32| (std::cmp::Reverse(sizes[*d as usize]), *d);
         for group in &mut out.clusters {
-            let keeper = group.iter().min_by_key(|d| rank(d)).copied();
+            let keeper = group.iter().min_by_key(|&&d| rank(sizes, d)).copied();
             if let Some(keeper) = keeper {
                 group.retain(|&d| d != keeper);
                 group.insert(0, keeper);
@@ -114,15 +112,20 @@ impl Outcome {
 /// distinct shingles, `sizes[d]`; on a tie, the later), references
 /// excepted, ascending.
 pub fn smaller_sides(pairs: &[Pair], sizes: &[u64], refs: u32) -> Vec<u32> {
-    let rank = |d: &u32| (std::cmp::Reverse(sizes[*d as usize]), *d);
     let mut dropped: Vec<u32> = pairs
         .iter()
-        .map(|p| std::cmp::max_by_key(p.a, p.b, rank))
+        .map(|p| std::cmp::max_by_key(p.a, p.b, |&d| rank(sizes, d)))
         .filter(|&d| d >= refs)
         .collect();
     dropped.sort_unstable();
     dropped.dedup();
     dropped
+}
+
+/// The order of a scan for containment, greatest first: most distinct
+/// shingles (`sizes[d]`), then earliest.
+fn rank(sizes: &[u64], d: u32) -> (std::cmp::Reverse<u64>, u32) {
+    (std::cmp::Reverse(sizes[d as usize]), d)
 }
 
 #[cfg(test)]
