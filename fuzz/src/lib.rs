@@ -29,6 +29,7 @@ pub fn extract_any(data: &[u8], format: Format, limits: Limits) -> Option<String
 /// The zip and markup readers' caps: small, so that a bomb is caught fast.
 pub const SMALL: Limits = Limits {
     max_size: 4 << 20,
+    max_expanded: 4 << 20,
     max_entries: 64,
     max_ratio: 1_100,
     max_depth: 64,

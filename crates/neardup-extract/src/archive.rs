@@ -1,25 +1,34 @@
 //! A zip container (DOCX, ODT, EPUB) read within caps: entry count,
-//! bytes decompressed in all, and each entry's expansion ratio. Entry
-//! sizes in the zip's directory are claims, so every read is capped as it
-//! goes, not trusted up front.
+//! bytes inflated in all ([`Limits::max_expanded`]), and each entry's
+//! expansion ratio. Entries are readers that inflate as they are read,
+//! so a part is parsed while it inflates and never held whole: memory
+//! does not grow with how far an entry expands. Entry sizes in the zip's
+//! directory are claims, so every read is counted as it goes, not
+//! trusted up front.
 
-use std::io::{Cursor, Read};
+use std::io::{self, BufReader, Cursor, Read};
 
+use zip::read::ZipFile;
 use zip::result::ZipError;
 use zip::ZipArchive;
 
+use crate::xml::Xml;
 use crate::{Error, Limits};
 
 /// Entries under this size are exempt from the ratio cap: a few kilobytes
 /// of repeated XML may compress 2000:1 and harm no one.
 const RATIO_FLOOR: u64 = 1 << 20;
 
-/// An opened zip and what is left of its decompression budget.
+/// How much of an entry is inflated ahead of the parser: enough that
+/// the inflater runs in long strides, small beside any cap.
+const READ_AHEAD: usize = 64 << 10;
+
+/// An opened zip and what is left of its inflation budget.
 pub(crate) struct Archive<'a> {
     zip: ZipArchive<Cursor<&'a [u8]>>,
     format: &'static str,
     limits: Limits,
-    /// Bytes that reads may still decompress, all entries together.
+    /// Bytes that reads may still inflate, all entries together.
     budget: u64,
 }
 
@@ -42,56 +51,132 @@ impl<'a> Archive<'a> {
             zip,
             format,
             limits: *limits,
-            budget: limits.max_size,
+            budget: limits.max_expanded,
         })
     }
 
-    /// The whole of entry `name`, or `None` if there is none.
-    pub(crate) fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, Error> {
-        self.read_capped(name, self.budget)
-    }
-
-    /// Entry `name`, read only if it is at most 64 KiB (a `mimetype`, a
-    /// content-types list).
-    pub(crate) fn read_small(&mut self, name: &str) -> Result<Option<Vec<u8>>, Error> {
-        self.read_capped(name, self.budget.min(64 << 10))
-    }
-
-    fn read_capped(&mut self, name: &str, cap: u64) -> Result<Option<Vec<u8>>, Error> {
+    /// Entry `name` as a reader that inflates as it is read, or `None`
+    /// if there is none.
+    pub(crate) fn entry(&mut self, name: &str) -> Result<Option<Entry<'_, 'a>>, Error> {
         let format = self.format;
-        let mut entry = match self.zip.by_name(name) {
-            Ok(entry) => entry,
+        let file = match self.zip.by_name(name) {
+            Ok(file) => file,
             Err(ZipError::FileNotFound) => return Ok(None),
             Err(e) => return Err(zip_error(format, name, e)),
         };
-        if entry.encrypted() {
+        if file.encrypted() {
             return Err(Error::Encrypted);
         }
-        let ratio_cap = entry
+        let ratio_cap = file
             .compressed_size()
             .saturating_mul(self.limits.max_ratio)
             .max(RATIO_FLOOR);
-        let cap = cap.min(ratio_cap);
-        let mut out = Vec::with_capacity(entry.size().min(cap).min(16 << 20) as usize);
-        (&mut entry)
-            .take(cap.saturating_add(1))
+        Ok(Some(Entry {
+            file,
+            format,
+            name: name.to_owned(),
+            budget: &mut self.budget,
+            limits: self.limits,
+            ratio_cap,
+            read: 0,
+        }))
+    }
+
+    /// Entry `name` as XML, parsed as it inflates.
+    pub(crate) fn xml(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<Xml<BufReader<Entry<'_, 'a>>>>, Error> {
+        let (format, limits) = (self.format, self.limits);
+        Ok(self.entry(name)?.map(|entry| {
+            Xml::new(
+                BufReader::with_capacity(READ_AHEAD, entry),
+                format,
+                name,
+                &limits,
+            )
+        }))
+    }
+
+    /// Entry `name`, read whole only if it is at most 64 KiB (a
+    /// `mimetype`, a content-types list).
+    pub(crate) fn read_small(&mut self, name: &str) -> Result<Option<Vec<u8>>, Error> {
+        const SMALL: u64 = 64 << 10;
+        let Some(entry) = self.entry(name)? else {
+            return Ok(None);
+        };
+        let (format, name) = (entry.format, entry.name.clone());
+        let mut out = Vec::new();
+        entry
+            .take(SMALL + 1)
             .read_to_end(&mut out)
-            .map_err(|e| Error::corrupt(format, format!("entry '{name}': {e}")))?;
-        let got = out.len() as u64;
-        if got > cap {
-            return Err(if cap == ratio_cap {
-                Error::Limit(format!(
-                    "zip entry '{name}' expands more than {}:1 (a zip bomb?)",
-                    self.limits.max_ratio
-                ))
-            } else if cap < self.budget {
-                Error::corrupt(format, format!("entry '{name}' is over {cap} bytes"))
-            } else {
-                self.limits.too_large()
-            });
+            .map_err(|e| Error::from_io(&e, format, &name))?;
+        if out.len() as u64 > SMALL {
+            return Err(Error::corrupt(
+                format,
+                format!("entry '{name}' is over {SMALL} bytes"),
+            ));
         }
-        self.budget -= got;
         Ok(Some(out))
+    }
+}
+
+/// One zip entry being inflated: every byte is counted against the
+/// archive's budget and the entry's ratio cap as it comes, and a read
+/// past either fails with the cap's [`Error`] (carried in the
+/// `io::Error`, see [`Error::from_io`]).
+pub(crate) struct Entry<'z, 'a> {
+    file: ZipFile<'z, Cursor<&'a [u8]>>,
+    format: &'static str,
+    name: String,
+    budget: &'z mut u64,
+    limits: Limits,
+    /// The most this entry may give by [`Limits::max_ratio`].
+    ratio_cap: u64,
+    /// Bytes given so far.
+    read: u64,
+}
+
+impl Entry<'_, '_> {
+    /// Reads until `needle` is found (true) or the entry ends (false),
+    /// holding no more than a read's worth of it at a time.
+    pub(crate) fn contains(mut self, needle: &[u8]) -> Result<bool, Error> {
+        let keep = needle.len().saturating_sub(1);
+        let mut window = Vec::with_capacity(READ_AHEAD + keep);
+        let mut chunk = vec![0; READ_AHEAD];
+        loop {
+            let n = self
+                .read(&mut chunk)
+                .map_err(|e| Error::from_io(&e, self.format, &self.name))?;
+            if n == 0 {
+                return Ok(false);
+            }
+            window.extend_from_slice(&chunk[..n]);
+            if crate::format::memfind(&window, needle).is_some() {
+                return Ok(true);
+            }
+            let cut = window.len().saturating_sub(keep);
+            window.drain(..cut);
+        }
+    }
+}
+
+impl Read for Entry<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.ratio_cap {
+            return Err(Error::Limit(format!(
+                "zip entry '{}' expands more than {}:1 (a zip bomb?)",
+                self.name, self.limits.max_ratio
+            ))
+            .into_io());
+        }
+        if n as u64 > *self.budget {
+            return Err(self.limits.too_expanded().into_io());
+        }
+        *self.budget -= n as u64;
+        Ok(n)
     }
 }
 

@@ -7,7 +7,8 @@
 //! `footnotes` and `endnotes` relationships; `word/document.xml`,
 //! `word/footnotes.xml` and `word/endnotes.xml` when there are none.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
 
 use crate::archive::Archive;
 use crate::out::Out;
@@ -23,13 +24,52 @@ enum Note {
     End,
 }
 
+/// The most distinct notes of one kind that a body may refer to. A
+/// book has a few thousand; the cap keeps a crafted body of millions of
+/// references from filling memory with their ids.
+const MAX_NOTES: usize = 1 << 16;
+
+/// The notes the body refers to, each kind's ids in the order of their
+/// first reference.
+#[derive(Default)]
+struct Refs {
+    foot: Vec<String>,
+    end: Vec<String>,
+    seen: HashSet<(bool, String)>,
+}
+
+impl Refs {
+    fn add(&mut self, kind: Note, id: String) -> Result<(), Error> {
+        let foot = kind == Note::Foot;
+        if self.seen.contains(&(foot, id.clone())) {
+            return Ok(());
+        }
+        let ids = if foot { &mut self.foot } else { &mut self.end };
+        if ids.len() >= MAX_NOTES {
+            return Err(Error::Limit(format!(
+                "refers to more than {MAX_NOTES} notes"
+            )));
+        }
+        ids.push(id.clone());
+        self.seen.insert((foot, id));
+        Ok(())
+    }
+
+    fn of(&self, kind: Note) -> &[String] {
+        match kind {
+            Note::Foot => &self.foot,
+            Note::End => &self.end,
+        }
+    }
+}
+
 pub(crate) fn extract(
     bytes: &[u8],
     limits: &Limits,
     _warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
     let mut zip = Archive::open(bytes, FORMAT, limits)?;
-    let main = relationship(&mut zip, "_rels/.rels", "", "/officeDocument", limits)?
+    let main = relationship(&mut zip, "_rels/.rels", "", "/officeDocument")?
         .unwrap_or_else(|| "word/document.xml".to_owned());
     let (dir, file) = main.rsplit_once('/').unwrap_or(("", &main));
     let rels = if dir.is_empty() {
@@ -38,38 +78,29 @@ pub(crate) fn extract(
         format!("{dir}/_rels/{file}.rels")
     };
     let notes_part = |zip: &mut Archive, kind: &str, default: &str| {
-        relationship(zip, &rels, dir, kind, limits)
-            .map(|p| p.unwrap_or_else(|| format!("{dir}/{default}")))
+        relationship(zip, &rels, dir, kind).map(|p| p.unwrap_or_else(|| format!("{dir}/{default}")))
     };
     let foot_part = notes_part(&mut zip, "/footnotes", "footnotes.xml")?;
     let end_part = notes_part(&mut zip, "/endnotes", "endnotes.xml")?;
 
-    let body = zip
-        .read(&main)?
-        .ok_or_else(|| Error::corrupt(FORMAT, format!("no document part '{main}'")))?;
     let mut out = Out::new(limits);
-    let mut refs = Vec::new();
-    read_part(
-        &mut Xml::new(&body, FORMAT, &main, limits),
-        &mut out,
-        &mut refs,
-    )?;
+    let mut refs = Refs::default();
+    let mut body = zip
+        .xml(&main)?
+        .ok_or_else(|| Error::corrupt(FORMAT, format!("no document part '{main}'")))?;
+    read_part(&mut body, &mut out, &mut refs)?;
     drop(body);
 
     for (kind, part) in [(Note::Foot, &foot_part), (Note::End, &end_part)] {
-        if !refs.iter().any(|(k, _)| *k == kind) {
+        let ids = refs.of(kind);
+        if ids.is_empty() {
             continue;
         }
-        let Some(xml) = zip.read(part)? else {
+        let Some(mut xml) = zip.xml(part)? else {
             continue;
         };
-        let notes = read_notes(&xml, part, limits)?;
-        let mut done = Vec::new();
-        for (_, id) in refs.iter().filter(|(k, _)| *k == kind) {
-            if done.contains(id) {
-                continue;
-            }
-            done.push(id.clone());
+        let notes = read_notes(&mut xml, ids, limits)?;
+        for id in ids {
             if let Some(text) = notes.get(id) {
                 out.push_blocks(text)?;
             }
@@ -86,12 +117,10 @@ fn relationship(
     rels: &str,
     dir: &str,
     kind: &str,
-    limits: &Limits,
 ) -> Result<Option<String>, Error> {
-    let Some(bytes) = zip.read(rels)? else {
+    let Some(mut xml) = zip.xml(rels)? else {
         return Ok(None);
     };
-    let mut xml = Xml::new(&bytes, FORMAT, rels, limits);
     loop {
         match xml.next()? {
             Node::Open(e) | Node::Empty(e) if e.local_name().as_ref() == b"Relationship" => {
@@ -131,22 +160,28 @@ pub(crate) fn resolve(dir: &str, target: &str) -> String {
     parts.join("/")
 }
 
-/// The text of every note of a notes part, by `w:id`: each note's
-/// paragraphs as blocks. Separator notes (those with a `w:type`) are
-/// left out.
-fn read_notes(bytes: &[u8], part: &str, limits: &Limits) -> Result<HashMap<String, String>, Error> {
-    let mut xml = Xml::new(bytes, FORMAT, part, limits);
+/// The text of the notes of a notes part that the body refers to
+/// (`wanted`), by `w:id`: each note's paragraphs as blocks. Separator
+/// notes (those with a `w:type`) are left out, and so are notes never
+/// referred to, unread.
+fn read_notes(
+    xml: &mut Xml<impl BufRead>,
+    wanted: &[String],
+    limits: &Limits,
+) -> Result<HashMap<String, String>, Error> {
+    let wanted: HashSet<&str> = wanted.iter().map(String::as_str).collect();
     let mut notes = HashMap::new();
     loop {
         match xml.next()? {
             Node::Open(e) if matches!(e.local_name().as_ref(), b"footnote" | b"endnote") => {
                 let id = attr(&e, b"id").unwrap_or_default();
-                if attr(&e, b"type").is_some_and(|t| t != "normal") {
+                let separator = attr(&e, b"type").is_some_and(|t| t != "normal");
+                if separator || !wanted.contains(id.as_str()) {
                     xml.skip()?;
                     continue;
                 }
                 let mut out = Out::new(limits);
-                read_part(&mut xml, &mut out, &mut Vec::new())?;
+                read_part(xml, &mut out, &mut Refs::default())?;
                 notes.insert(id, out.finish()?);
             }
             Node::Eof => return Ok(notes),
@@ -158,13 +193,16 @@ fn read_notes(bytes: &[u8], part: &str, limits: &Limits) -> Result<HashMap<Strin
 /// Reads a part's paragraphs and tables into `out`, up to the end of the
 /// element that is open when it is called (or the end of the part),
 /// noting the body's note references in `refs`.
-fn read_part(xml: &mut Xml, out: &mut Out, refs: &mut Vec<(Note, String)>) -> Result<(), Error> {
+fn read_part(xml: &mut Xml<impl BufRead>, out: &mut Out, refs: &mut Refs) -> Result<(), Error> {
     let base = xml.depth();
     // Inside a `w:t`, and the `xml.depth()` of the run whose `w:rPr` said
     // `w:vanish` (hidden text), if any.
     let mut in_text = false;
     let mut hidden_run: Option<usize> = None;
     loop {
+        // The node borrows the reader, so the depth it leaves is worked
+        // out from the depth before it: one less after an end tag.
+        let after_close = xml.depth().saturating_sub(1);
         let node = xml.next()?;
         let (e, open) = match node {
             Node::Open(e) => (e, true),
@@ -176,7 +214,7 @@ fn read_part(xml: &mut Xml, out: &mut Out, refs: &mut Vec<(Note, String)>) -> Re
                 continue;
             }
             Node::Close(e) => {
-                if xml.depth() < base {
+                if after_close < base {
                     return Ok(());
                 }
                 match e.local_name().as_ref() {
@@ -185,12 +223,13 @@ fn read_part(xml: &mut Xml, out: &mut Out, refs: &mut Vec<(Note, String)>) -> Re
                     b"tc" => {}
                     b"tr" => out.end_row()?,
                     b"tbl" => out.end_table()?,
-                    b"r" if hidden_run.is_some_and(|d| d > xml.depth()) => hidden_run = None,
+                    b"r" if hidden_run.is_some_and(|d| d > after_close) => hidden_run = None,
                     _ => {}
                 }
                 continue;
             }
             Node::Eof => return Ok(()),
+            Node::Other => continue,
         };
         let hidden = hidden_run.is_some();
         match e.local_name().as_ref() {
@@ -207,13 +246,14 @@ fn read_part(xml: &mut Xml, out: &mut Out, refs: &mut Vec<(Note, String)>) -> Re
                 // Only a run's own `w:vanish` hides it.
                 let run_depth = xml.depth() - 1;
                 loop {
+                    let after_close = xml.depth().saturating_sub(1);
                     match xml.next()? {
                         Node::Empty(v) | Node::Open(v)
                             if v.local_name().as_ref() == b"vanish" && !is_off(&v) =>
                         {
                             hidden_run = Some(run_depth);
                         }
-                        Node::Close(_) if xml.depth() < run_depth + 1 => break,
+                        Node::Close(_) if after_close < run_depth + 1 => break,
                         Node::Eof => return Ok(()),
                         _ => {}
                     }
@@ -226,8 +266,8 @@ fn read_part(xml: &mut Xml, out: &mut Out, refs: &mut Vec<(Note, String)>) -> Re
             b"tr" if open => out.start_row()?,
             b"tc" => out.start_cell()?,
             b"p" if !open => out.end_paragraph()?,
-            b"footnoteReference" => refs.push((Note::Foot, attr(&e, b"id").unwrap_or_default())),
-            b"endnoteReference" => refs.push((Note::End, attr(&e, b"id").unwrap_or_default())),
+            b"footnoteReference" => refs.add(Note::Foot, attr(&e, b"id").unwrap_or_default())?,
+            b"endnoteReference" => refs.add(Note::End, attr(&e, b"id").unwrap_or_default())?,
             // `w:softHyphen`, `w:sym` (a glyph of a symbol font), note
             // marks, drawings: nothing.
             _ => {}

@@ -3,6 +3,7 @@
 //! reading order, each read by the HTML rules as XHTML.
 
 use std::collections::HashMap;
+use std::io::BufRead;
 
 use crate::archive::Archive;
 use crate::docx::resolve;
@@ -18,17 +19,19 @@ pub(crate) fn extract(
     warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
     let mut zip = Archive::open(bytes, FORMAT, limits)?;
-    let container = zip
-        .read("META-INF/container.xml")?
+    let mut container = zip
+        .xml("META-INF/container.xml")?
         .ok_or_else(|| Error::corrupt(FORMAT, "no 'META-INF/container.xml'"))?;
-    let opf = rootfile(&container, limits)?.ok_or_else(|| {
+    let opf = rootfile(&mut container)?.ok_or_else(|| {
         Error::corrupt(FORMAT, "META-INF/container.xml names no package document")
     })?;
-    let package = zip
-        .read(&opf)?
+    drop(container);
+    let mut package = zip
+        .xml(&opf)?
         .ok_or_else(|| Error::corrupt(FORMAT, format!("no package document '{opf}'")))?;
     let dir = opf.rsplit_once('/').map_or("", |(d, _)| d);
-    let (manifest, spine) = read_package(&package, &opf, limits)?;
+    let (manifest, spine) = read_package(&mut package, limits)?;
+    drop(package);
 
     let mut out = Out::new(limits);
     for idref in spine {
@@ -41,28 +44,20 @@ pub(crate) fn extract(
             warnings.push(format!("spine item '{path}' is {media}, not read"));
             continue;
         }
-        let Some(bytes) = zip.read(&path)? else {
+        let Some(item) = zip.entry(&path)? else {
             warnings.push(format!("spine item '{path}' is missing"));
             continue;
         };
         let mut item_warnings = Vec::new();
-        let text = html::decode(&bytes, true, &mut item_warnings)?;
-        if text.contains('\u{FFFD}')
-            && std::str::from_utf8(&bytes).is_err()
-            && item_warnings.is_empty()
-        {
-            item_warnings.push("invalid UTF-8 replaced by U+FFFD".to_owned());
-        }
+        html::read_from(item, &path, limits, &mut out, &mut item_warnings)?;
         warnings.extend(item_warnings.into_iter().map(|w| format!("'{path}': {w}")));
-        html::read(&text, true, limits, &mut out)?;
     }
     out.finish()
 }
 
 /// The package document's path, from the first `rootfile` of the
 /// container whose media type is the OPF's (or has none).
-fn rootfile(container: &[u8], limits: &Limits) -> Result<Option<String>, Error> {
-    let mut xml = Xml::new(container, FORMAT, "META-INF/container.xml", limits);
+fn rootfile(xml: &mut Xml<impl BufRead>) -> Result<Option<String>, Error> {
     loop {
         match xml.next()? {
             Node::Open(e) | Node::Empty(e) if e.local_name().as_ref() == b"rootfile" => {
@@ -82,8 +77,16 @@ fn rootfile(container: &[u8], limits: &Limits) -> Result<Option<String>, Error> 
 /// The manifest (id → href, media type) and the spine (ids in order).
 type Package = (HashMap<String, (String, String)>, Vec<String>);
 
-fn read_package(bytes: &[u8], part: &str, limits: &Limits) -> Result<Package, Error> {
-    let mut xml = Xml::new(bytes, FORMAT, part, limits);
+/// Manifest items and spine entries past [`Limits::max_entries`] (the
+/// most entries the zip may hold) are refused: they could name nothing
+/// more, and a crafted package of millions would fill memory with them.
+fn read_package(xml: &mut Xml<impl BufRead>, limits: &Limits) -> Result<Package, Error> {
+    let too_many = |what: &str| {
+        Error::Limit(format!(
+            "its package lists more than {} {what}",
+            limits.max_entries
+        ))
+    };
     let mut manifest = HashMap::new();
     let mut spine = Vec::new();
     loop {
@@ -93,9 +96,17 @@ fn read_package(bytes: &[u8], part: &str, limits: &Limits) -> Result<Package, Er
                     if let (Some(id), Some(href)) = (attr(&e, b"id"), attr(&e, b"href")) {
                         let media = attr(&e, b"media-type").unwrap_or_default();
                         manifest.insert(id, (href, media));
+                        if manifest.len() > limits.max_entries {
+                            return Err(too_many("manifest items"));
+                        }
                     }
                 }
-                b"itemref" => spine.extend(attr(&e, b"idref")),
+                b"itemref" => {
+                    spine.extend(attr(&e, b"idref"));
+                    if spine.len() > limits.max_entries {
+                        return Err(too_many("spine items"));
+                    }
+                }
                 _ => {}
             },
             Node::Eof => return Ok((manifest, spine)),

@@ -1,7 +1,7 @@
 //! Why a file gave no text. Messages are one line, lowercase, and do not
 //! name the file: the adapter says `reading 'essay.docx': ` before them.
 
-use std::fmt;
+use std::{fmt, io};
 
 /// A file that could not be read as the format it was taken for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +39,22 @@ impl Error {
         Error::Corrupt {
             format,
             problem: problem.to_string(),
+        }
+    }
+
+    /// This error carried through a reader's `io::Error`, so that a cap
+    /// crossed deep inside a parser's read comes out as itself.
+    pub(crate) fn into_io(self) -> io::Error {
+        io::Error::other(self)
+    }
+
+    /// The error a read failed with: the one [`Error::into_io`] carried,
+    /// or else a broken `part` of a `format` file (`not a valid DOCX
+    /// file: entry 'word/document.xml': PROBLEM`).
+    pub(crate) fn from_io(e: &io::Error, format: &'static str, part: &str) -> Error {
+        match e.get_ref().and_then(|inner| inner.downcast_ref::<Error>()) {
+            Some(carried) => carried.clone(),
+            None => Error::corrupt(format, format!("entry '{part}': {e}")),
         }
     }
 }

@@ -33,6 +33,7 @@
 //! anything else is UTF-8, invalid bytes an error unless `lossy`.
 
 use std::cell::RefCell;
+use std::io::Read;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 use html5ever::tendril::StrTendril;
@@ -42,6 +43,7 @@ use html5ever::tokenizer::{
 };
 use html5ever::TokenizerResult;
 
+use crate::limits::MAX_TOKEN;
 use crate::out::Out;
 use crate::{Error, Limits};
 
@@ -64,28 +66,40 @@ pub(crate) fn decode(
     lossy: bool,
     warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
-    if let Some((encoding, bom)) = Encoding::for_bom(bytes) {
-        let body = &bytes[bom..];
-        if encoding == UTF_8 {
-            return neardup::decode(body.to_vec(), lossy).map_err(Error::Markup);
-        }
-        let (text, bad) = encoding.decode_without_bom_handling(body);
-        if bad {
-            warnings.push(format!("invalid {} replaced by U+FFFD", encoding.name()));
-        }
-        return Ok(text.into_owned());
+    let (encoding, bom) = sniff(bytes, warnings);
+    let body = &bytes[bom..];
+    if encoding == UTF_8 {
+        return neardup::decode(body.to_vec(), lossy).map_err(Error::Markup);
     }
-    if let Some(encoding) = meta_charset(&bytes[..bytes.len().min(1024)]) {
+    let (text, bad) = encoding.decode_without_bom_handling(body);
+    if bad && bom > 0 {
+        warnings.push(replaced(encoding));
+    }
+    Ok(text.into_owned())
+}
+
+/// The encoding of a file that starts with `head` (its first 1024 bytes
+/// are enough), and the length of its byte order mark: see the module's
+/// "Encoding". A declared encoding is read with a warning.
+fn sniff(head: &[u8], warnings: &mut Vec<String>) -> (&'static Encoding, usize) {
+    if let Some((encoding, bom)) = Encoding::for_bom(head) {
+        return (encoding, bom);
+    }
+    if let Some(encoding) = meta_charset(&head[..head.len().min(1024)]) {
         if encoding != UTF_8 && encoding != UTF_16LE && encoding != UTF_16BE {
             warnings.push(format!(
                 "read as {}, as its charset declaration says",
                 encoding.name()
             ));
-            let (text, _) = encoding.decode_without_bom_handling(bytes);
-            return Ok(text.into_owned());
+            return (encoding, 0);
         }
     }
-    neardup::decode(bytes.to_vec(), lossy).map_err(Error::Markup)
+    (UTF_8, 0)
+}
+
+/// The warning for bytes that `encoding` could not decode.
+fn replaced(encoding: &'static Encoding) -> String {
+    format!("invalid {} replaced by U+FFFD", encoding.name())
 }
 
 /// The encoding a `charset=` in `head` names, if it names one.
@@ -106,6 +120,79 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
 
 /// Reads an HTML (or, `xhtml`, an XHTML) document's text into `out`.
 pub(crate) fn read(text: &str, xhtml: bool, limits: &Limits, out: &mut Out) -> Result<(), Error> {
+    let tokenizer = tokenizer(out, xhtml, limits);
+    feed(&tokenizer, text)?;
+    finish(tokenizer)
+}
+
+/// Reads an XHTML document (an EPUB's content document) into `out` as it
+/// comes from `input`, decoding it by the module's "Encoding" with
+/// invalid bytes replaced (each warned of once), so that neither the
+/// document nor its characters are ever held whole. `part` names it in
+/// messages.
+pub(crate) fn read_from(
+    mut input: impl Read,
+    part: &str,
+    limits: &Limits,
+    out: &mut Out,
+    warnings: &mut Vec<String>,
+) -> Result<(), Error> {
+    const CHUNK: usize = 64 << 10;
+    let io = |e: std::io::Error| Error::from_io(&e, "EPUB", part);
+    let mut bytes = Vec::with_capacity(CHUNK);
+    (&mut input)
+        .take(1024)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let (encoding, bom) = sniff(&bytes, warnings);
+    bytes.drain(..bom);
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut bad = false;
+    let mut text = String::new();
+    let tokenizer = tokenizer(out, true, limits);
+    // Bytes fed since the tokenizer last gave a token: the one it is
+    // gathering (a tag, a comment) grows with them.
+    let mut pending = 0u64;
+    loop {
+        let read = bytes.len();
+        bytes.resize(CHUNK.max(read), 0);
+        let n = if read > 0 {
+            read
+        } else {
+            input.read(&mut bytes).map_err(io)?
+        };
+        let last = n == 0;
+        text.clear();
+        text.reserve(decoder.max_utf8_buffer_length(n).unwrap_or(4 * n + 16));
+        let (_, _, replaced) = decoder.decode_to_string(&bytes[..n], &mut text, last);
+        bad |= replaced;
+        bytes.clear();
+        let before = tokenizer.sink.0.borrow().tokens;
+        feed(&tokenizer, &text)?;
+        if tokenizer.sink.0.borrow().tokens == before {
+            pending += n as u64;
+            if pending > MAX_TOKEN {
+                return Err(Error::Limit(format!(
+                    "holds an HTML token (a tag, a comment) over {MAX_TOKEN} bytes"
+                )));
+            }
+        } else {
+            pending = 0;
+        }
+        if last {
+            break;
+        }
+    }
+    // A declared encoding was warned of already; bytes it cannot decode
+    // are what declaring it risks.
+    if bad && (bom > 0 || encoding == UTF_8) {
+        warnings.push(replaced(encoding));
+    }
+    finish(tokenizer)
+}
+
+/// A tokenizer writing into `out`.
+fn tokenizer<'o>(out: &'o mut Out, xhtml: bool, limits: &Limits) -> Tokenizer<Sink<'o>> {
     let sink = Sink(RefCell::new(State {
         out,
         error: None,
@@ -115,11 +202,27 @@ pub(crate) fn read(text: &str, xhtml: bool, limits: &Limits, out: &mut Out) -> R
         skip: None,
         pre: 0,
         xhtml,
+        tokens: 0,
     }));
-    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    Tokenizer::new(sink, TokenizerOpts::default())
+}
+
+/// Feeds `text` to the tokenizer, stopping at the first error a token gave.
+fn feed(tokenizer: &Tokenizer<Sink<'_>>, text: &str) -> Result<(), Error> {
+    if text.is_empty() {
+        return Ok(());
+    }
     let queue = BufferQueue::default();
     queue.push_back(StrTendril::from_slice(text));
     while let TokenizerResult::Script(()) = tokenizer.feed(&queue) {}
+    match tokenizer.sink.0.borrow_mut().error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Ends the document: the tokens held back for more input, then its last block.
+fn finish(tokenizer: Tokenizer<Sink<'_>>) -> Result<(), Error> {
     tokenizer.end();
     let mut state = tokenizer.sink.0.into_inner();
     if let Some(e) = state.error.take() {
@@ -146,6 +249,8 @@ struct State<'o> {
     pre: usize,
     /// A self-closing tag (`<div/>`) is a whole element, as in XML.
     xhtml: bool,
+    /// Tokens given so far.
+    tokens: u64,
 }
 
 /// Elements that end one block and start another.
@@ -314,6 +419,7 @@ impl TokenSink for Sink<'_> {
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         let mut state = self.0.borrow_mut();
+        state.tokens += 1;
         if state.error.is_some() {
             return TokenSinkResult::Continue;
         }

@@ -2,6 +2,8 @@
 //! footnotes before endnotes, each in citation order (EXTRACT.md, "ODT").
 //! Headers and footers live in `styles.xml`, which is not read.
 
+use std::io::BufRead;
+
 use crate::archive::Archive;
 use crate::out::Out;
 use crate::xml::{attr, Node, Xml};
@@ -17,20 +19,19 @@ pub(crate) fn extract(
     let mut zip = Archive::open(bytes, FORMAT, limits)?;
     // A password-protected ODT keeps its zip plain and encrypts the
     // parts, saying so in its manifest.
-    if let Some(manifest) = zip.read("META-INF/manifest.xml")? {
-        if crate::format::memfind(&manifest, b"encryption-data").is_some() {
+    if let Some(manifest) = zip.entry("META-INF/manifest.xml")? {
+        if manifest.contains(b"encryption-data")? {
             return Err(Error::Encrypted);
         }
     }
-    let content = zip
-        .read("content.xml")?
+    let mut content = zip
+        .xml("content.xml")?
         .ok_or_else(|| Error::corrupt(FORMAT, "no 'content.xml'"))?;
-    read(&content, "content.xml", limits)
+    read(&mut content, limits)
 }
 
 /// Reads an OpenDocument text body (`content.xml`, or a flat `.fodt`).
-fn read(bytes: &[u8], part: &str, limits: &Limits) -> Result<String, Error> {
-    let mut xml = Xml::new(bytes, FORMAT, part, limits);
+fn read(xml: &mut Xml<impl BufRead>, limits: &Limits) -> Result<String, Error> {
     let mut out = Out::new(limits);
     // Paragraphs open around the text: text outside any is whitespace
     // of the markup.
@@ -81,6 +82,7 @@ fn read(bytes: &[u8], part: &str, limits: &Limits) -> Result<String, Error> {
                 continue;
             }
             Node::Eof => break,
+            Node::Other => continue,
         };
         let o = note.as_mut().map_or(&mut out, |n| &mut n.1);
         match e.local_name().as_ref() {
@@ -130,7 +132,12 @@ mod tests {
         let xml = format!(
             "<office:document-content xmlns:office=\"o\" xmlns:text=\"t\" xmlns:table=\"b\" xmlns:svg=\"s\" xmlns:draw=\"d\"><office:body><office:text>{body}</office:text></office:body></office:document-content>"
         );
-        read(xml.as_bytes(), "content.xml", &Limits::default()).unwrap()
+        let limits = Limits::default();
+        read(
+            &mut Xml::new(xml.as_bytes(), FORMAT, "content.xml", &limits),
+            &limits,
+        )
+        .unwrap()
     }
 
     #[test]

@@ -52,6 +52,12 @@ impl Out {
                 self.max_size
             )));
         }
+        // Past 16 MiB the text grows by a quarter at a time, not by
+        // doubling: what a bomb's text reserves stays near what it wrote.
+        let spare = self.text.capacity() - self.text.len();
+        if spare < s.len() && self.text.len() >= 16 << 20 {
+            self.text.reserve_exact(s.len().max(self.text.len() / 4));
+        }
         if s.contains('\u{AD}') {
             self.text.extend(s.chars().filter(|&c| c != '\u{AD}'));
         } else {

@@ -30,6 +30,7 @@
 mod font;
 mod lines;
 mod page;
+mod stream;
 
 use std::collections::HashSet;
 
@@ -42,20 +43,22 @@ pub(crate) fn extract(
     limits: &Limits,
     warnings: &mut Vec<String>,
 ) -> Result<String, Error> {
-    // Object and cross-reference streams are inflated while loading, each
-    // within the size cap and the ratio cap over the whole file.
+    // Object and cross-reference streams are inflated whole while loading,
+    // each within the cap on one stream and the ratio cap over the whole
+    // file.
     let cap = limits
-        .max_size
+        .max_stream()
         .min((bytes.len() as u64).saturating_mul(limits.max_ratio));
     let options = LoadOptions {
         max_decompressed_size: Some(usize::try_from(cap).unwrap_or(usize::MAX)),
         ..LoadOptions::default()
     };
-    let doc = Document::load_mem_with_options(bytes, options).map_err(|e| load_error(e, limits))?;
+    let doc =
+        Document::load_mem_with_options(bytes, options).map_err(|e| load_error(e, cap, limits))?;
     if doc.is_encrypted() {
         return Err(Error::Encrypted);
     }
-    let mut budget = limits.max_size;
+    let mut budget = limits.max_expanded;
     let mut lines = lines::Lines::new(limits);
     let mut pages = 0usize;
     let mut runner = page::Runner::new(&doc, &mut budget, *limits, &mut lines);
@@ -90,12 +93,16 @@ pub(crate) fn extract(
     }
 }
 
-/// A load failure in words.
-fn load_error(e: lopdf::Error, limits: &Limits) -> Error {
+/// A load failure in words; `cap` is what each stream could inflate to.
+fn load_error(e: lopdf::Error, cap: u64, limits: &Limits) -> Error {
     match e {
         lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword => Error::Encrypted,
         lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. }) => {
-            limits.too_large()
+            if cap == limits.max_stream() {
+                page::too_long(limits, "object stream")
+            } else {
+                page::too_dense(limits)
+            }
         }
         e => Error::corrupt("PDF", e.to_string().to_lowercase()),
     }

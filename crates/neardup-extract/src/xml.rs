@@ -1,5 +1,6 @@
 //! XML parts of zip documents (DOCX, ODT, EPUB's container and package),
-//! read with quick-xml as a flat stream of events, never recursively:
+//! read with quick-xml as a flat stream of events as the part inflates,
+//! never recursively and never whole:
 //!
 //! - no DTD is processed: a `<!DOCTYPE>` is passed over, and an entity
 //!   other than XML's five (`&lt;` `&gt;` `&amp;` `&apos;` `&quot;`) and
@@ -10,6 +11,10 @@
 //! - elements nested deeper than [`Limits::max_depth`] are refused with
 //!   [`Limits::too_deep`], so a 100,000-deep file is one error, not a
 //!   stack overflow in a reader;
+//! - one event (a run of text, a tag with its attributes, a comment) is
+//!   held whole while it is read, so one over [`MAX_TOKEN`] bytes is
+//!   refused as it is read: a part that is a gigabyte of spaces fails
+//!   having held 32 MiB, whatever it inflates to;
 //! - end tags must match their start tags.
 //!
 //! Elements are matched by local name (`w:p` and `p` alike): the readers
@@ -17,10 +22,12 @@
 //! name for a namespace.
 
 use std::borrow::Cow;
+use std::io::{self, BufRead, Read};
 
 use quick_xml::events::{BytesEnd, BytesStart, Event};
 use quick_xml::Reader;
 
+use crate::limits::MAX_TOKEN;
 use crate::{Error, Limits};
 
 /// One event of an XML part, with text already decoded.
@@ -35,29 +42,38 @@ pub(crate) enum Node<'a> {
     Text(Cow<'a, str>),
     /// The end of the part.
     Eof,
+    /// A declaration, comment, processing instruction or DOCTYPE:
+    /// nothing to a reader.
+    Other,
 }
 
-/// An XML part being read.
-pub(crate) struct Xml<'a> {
-    reader: Reader<&'a [u8]>,
+/// An XML part being read from `R`.
+pub(crate) struct Xml<R> {
+    reader: Reader<Tokens<R>>,
+    /// The current event's bytes, cleared before each event: it holds one
+    /// event at a time.
+    buf: Vec<u8>,
     depth: usize,
     limits: Limits,
     format: &'static str,
     part: String,
 }
 
-impl<'a> Xml<'a> {
-    /// Reads `bytes`, the part `part` of a `format` file (both name it in
-    /// messages).
-    pub(crate) fn new(bytes: &'a [u8], format: &'static str, part: &str, limits: &Limits) -> Self {
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let mut reader = Reader::from_reader(bytes);
+impl<R: BufRead> Xml<R> {
+    /// Reads `input`, the part `part` of a `format` file (both name it in
+    /// messages). quick-xml passes over a UTF-8 byte order mark.
+    pub(crate) fn new(input: R, format: &'static str, part: &str, limits: &Limits) -> Self {
+        let mut reader = Reader::from_reader(Tokens {
+            inner: input,
+            since: 0,
+        });
         let config = reader.config_mut();
         config.check_end_names = true;
         config.expand_empty_elements = false;
         config.trim_text(false);
         Xml {
             reader,
+            buf: Vec::new(),
             depth: 0,
             limits: *limits,
             format,
@@ -70,17 +86,23 @@ impl<'a> Xml<'a> {
         self.depth
     }
 
-    /// `not a valid FORMAT file: PART: PROBLEM`.
-    pub(crate) fn error(&self, problem: impl std::fmt::Display) -> Error {
-        Error::corrupt(self.format, format!("{}: {problem}", self.part))
-    }
-
-    /// The next event that matters to a reader (declarations, comments,
-    /// processing instructions and the DOCTYPE are passed over).
-    pub(crate) fn next(&mut self) -> Result<Node<'a>, Error> {
-        loop {
-            let event = self.reader.read_event().map_err(|e| self.error(e))?;
-            return Ok(match event {
+    /// The next event.
+    pub(crate) fn next(&mut self) -> Result<Node<'_>, Error> {
+        let (format, part) = (self.format, self.part.as_str());
+        {
+            // After a long event, what the buffer grew to is let go.
+            if self.buf.capacity() > 1 << 20 {
+                self.buf = Vec::new();
+            }
+            self.buf.clear();
+            self.reader.get_mut().since = 0;
+            let event = match self.reader.read_event_into(&mut self.buf) {
+                Ok(event) => event,
+                Err(quick_xml::Error::Io(e)) => return Err(Error::from_io(&e, format, part)),
+                Err(e) => return Err(broken(format, part, e)),
+            };
+            let bad = |e: &dyn std::fmt::Display| broken(format, part, e);
+            Ok(match event {
                 Event::Start(e) => {
                     self.depth += 1;
                     if self.depth > self.limits.max_depth {
@@ -93,13 +115,13 @@ impl<'a> Xml<'a> {
                     self.depth = self.depth.saturating_sub(1);
                     Node::Close(e)
                 }
-                Event::Text(t) => Node::Text(t.decode().map_err(|e| self.error(e))?),
-                Event::CData(t) => Node::Text(t.decode().map_err(|e| self.error(e))?),
+                Event::Text(t) => Node::Text(t.decode().map_err(|e| bad(&e))?),
+                Event::CData(t) => Node::Text(t.decode().map_err(|e| bad(&e))?),
                 Event::GeneralRef(r) => {
-                    if let Some(c) = r.resolve_char_ref().map_err(|e| self.error(e))? {
+                    if let Some(c) = r.resolve_char_ref().map_err(|e| bad(&e))? {
                         Node::Text(Cow::Owned(c.to_string()))
                     } else {
-                        let name = r.decode().map_err(|e| self.error(e))?;
+                        let name = r.decode().map_err(|e| bad(&e))?;
                         Node::Text(Cow::Borrowed(match name.as_ref() {
                             "lt" => "<",
                             "gt" => ">",
@@ -107,7 +129,7 @@ impl<'a> Xml<'a> {
                             "apos" => "'",
                             "quot" => "\"",
                             _ => {
-                                return Err(self.error(format!(
+                                return Err(bad(&format!(
                                     "undefined entity '&{name};' (DTDs are not read)"
                                 )))
                             }
@@ -116,12 +138,14 @@ impl<'a> Xml<'a> {
                 }
                 Event::Eof => {
                     if self.depth > 0 {
-                        return Err(self.error("ends inside an element"));
+                        return Err(bad(&"ends inside an element"));
                     }
                     Node::Eof
                 }
-                Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => continue,
-            });
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => {
+                    Node::Other
+                }
+            })
         }
     }
 
@@ -134,6 +158,48 @@ impl<'a> Xml<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// `not a valid FORMAT file: PART: PROBLEM`.
+fn broken(format: &'static str, part: &str, problem: impl std::fmt::Display) -> Error {
+    Error::corrupt(format, format!("{part}: {problem}"))
+}
+
+/// The input of a part, the bytes of the event being read counted:
+/// quick-xml gathers an event whole in its buffer before it returns it,
+/// so an event that runs past [`MAX_TOKEN`] is stopped here, as it is
+/// read.
+struct Tokens<R> {
+    inner: R,
+    /// Bytes consumed since the current event began.
+    since: u64,
+}
+
+impl<R: BufRead> Read for Tokens<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Tokens<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.since > MAX_TOKEN {
+            return Err(Error::Limit(format!(
+                "holds an XML token (a run of text, a tag, a comment) over {MAX_TOKEN} bytes"
+            ))
+            .into_io());
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.since += n as u64;
+        self.inner.consume(n);
     }
 }
 

@@ -153,12 +153,12 @@ fn a_zip_bomb_is_refused() {
     let bomb = docx_of(&zeros);
     assert!(bomb.len() < 64 << 10, "{}", bomb.len());
     let small = with(Limits {
-        max_size: 4 << 20,
+        max_expanded: 4 << 20,
         ..Limits::default()
     });
     assert_eq!(
         error_of(&bomb, "bomb.docx", &small),
-        "expands to more than the --max-size limit of 4194304 bytes"
+        "expands to more than the --max-expanded limit of 4194304 bytes (a decompression bomb?)"
     );
     let strict = with(Limits {
         max_ratio: 100,

@@ -286,7 +286,7 @@ fn reference_cycles_end() {
 }
 
 #[test]
-fn a_stream_that_inflates_past_max_size_is_stopped() {
+fn a_stream_that_inflates_past_its_caps_is_stopped() {
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
     z.write_all(b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n").unwrap();
     for _ in 0..(64 << 20) / 4096 {
@@ -295,21 +295,18 @@ fn a_stream_that_inflates_past_max_size_is_stopped() {
     let packed = z.finish().unwrap();
     let file = one_page(PAGES, stream("/Filter /FlateDecode", &packed), &[]);
     let limits = Limits {
-        max_size: 1 << 20,
+        max_expanded: 4 << 20,
         ..Limits::default()
     };
-    assert_eq!(
-        message(pdf_with(&file, limits)),
-        "expands to more than the --max-size limit of 1048576 bytes"
-    );
+    let too_long = |what: &str| {
+        format!("a PDF {what} expands to more than 1048576 bytes, a quarter of the --max-expanded limit (a PDF bomb?)")
+    };
+    assert_eq!(message(pdf_with(&file, limits)), too_long("page's content"));
     // An object stream, which lopdf inflates while loading the file.
     let objects = stream("/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", &packed);
     let file = one_page(PAGES, stream("", b"BT ET"), &[objects]);
-    assert_eq!(
-        message(pdf_with(&file, limits)),
-        "expands to more than the --max-size limit of 1048576 bytes"
-    );
-    // The ratio cap stops it too, whatever the size cap.
+    assert_eq!(message(pdf_with(&file, limits)), too_long("object stream"));
+    // The ratio cap stops it too, whatever the size caps.
     let file = one_page(PAGES, stream("/Filter /FlateDecode", &packed), &[]);
     let limits = Limits {
         max_ratio: 100,
@@ -317,7 +314,7 @@ fn a_stream_that_inflates_past_max_size_is_stopped() {
     };
     assert_eq!(
         message(pdf_with(&file, limits)),
-        "a PDF stream expands more than 100:1 (a bomb?)"
+        "a PDF stream expands more than 100:1 (a PDF bomb?)"
     );
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use lopdf::{Dictionary, Document, Encoding, Object};
+use lopdf::{Dictionary, Document, Encoding, Object, Stream};
 
 /// The width assumed for a code a font gives no width for, in thousandths
 /// of the font size: about an average Latin glyph.
@@ -27,14 +27,21 @@ pub(super) struct Font<'a> {
 }
 
 impl<'a> Font<'a> {
-    /// Reads `dict`; decompression (the `/ToUnicode` stream) is capped at `limit` bytes.
-    pub(super) fn load(doc: &'a Document, dict: &'a Dictionary, limit: usize) -> Font<'a> {
+    /// Reads `dict`, whose `/ToUnicode` map the caller has inflated
+    /// (`map`, within its caps); any other decompression is capped at
+    /// `limit` bytes.
+    pub(super) fn load(
+        doc: &'a Document,
+        dict: &'a Dictionary,
+        map: Option<Vec<u8>>,
+        limit: usize,
+    ) -> Font<'a> {
         let subtype = dict
             .get(b"Subtype")
             .and_then(Object::as_name)
             .unwrap_or(b"");
         let two_byte = subtype == b"Type0";
-        let to_unicode = to_unicode(doc, dict, limit);
+        let to_unicode = map.and_then(|map| to_unicode(doc, map));
         let encoding = if two_byte {
             None
         } else {
@@ -178,16 +185,18 @@ impl<'a> Font<'a> {
     }
 }
 
-/// The font's `/ToUnicode` map, read by lopdf's CMap parser.
-fn to_unicode<'a>(doc: &'a Document, dict: &Dictionary, limit: usize) -> Option<Encoding<'a>> {
-    let map = dict.get(b"ToUnicode").ok()?;
-    deref(doc, Ok(map)).and_then(Object::as_stream).ok()?;
-    // lopdf reads `/ToUnicode` only when a font has no `/Encoding`: ask it
-    // about a font that has nothing else.
+/// A `/ToUnicode` map (inflated), read by lopdf's CMap parser.
+fn to_unicode<'a>(doc: &'a Document, map: Vec<u8>) -> Option<Encoding<'a>> {
+    // lopdf reads `/ToUnicode` only when a font has no `/Encoding`, and
+    // parses a CMap only from a stream: ask it about a font that has
+    // nothing else, whose map is a plain stream of the inflated bytes.
     let mut only = Dictionary::new();
     only.set("Type", Object::Name(b"Font".to_vec()));
-    only.set("ToUnicode", map.clone());
-    match only.get_font_encoding_with_limit(doc, limit) {
+    only.set(
+        "ToUnicode",
+        Object::Stream(Stream::new(Dictionary::new(), map)),
+    );
+    match only.get_font_encoding_with_limit(doc, usize::MAX) {
         Ok(Encoding::UnicodeMapEncoding(map)) => Some(Encoding::UnicodeMapEncoding(map)),
         _ => None,
     }

@@ -13,6 +13,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId};
 
 use super::font::{deref, number, Font};
 use super::lines::{length, Lines};
+use super::stream::{self, Over};
 use crate::{Error, Limits};
 
 /// Form XObjects nested deeper than this are not entered.
@@ -114,6 +115,9 @@ pub(super) struct Runner<'a, 'l> {
     lines: &'l mut Lines,
     /// The forms being run, to refuse one that draws itself.
     forms: Vec<ObjectId>,
+    /// Bytes of content held now: the page's streams and the forms being
+    /// run inside it, which together stay within [`Limits::max_stream`].
+    held: u64,
     /// The marked-content sequences open now (`BMC`/`BDC` … `EMC`), each
     /// with its `/ActualText` if it has one.
     marked: Vec<Option<ActualText>>,
@@ -144,45 +148,63 @@ impl<'a, 'l> Runner<'a, 'l> {
             limits,
             lines,
             forms: Vec::new(),
+            held: 0,
             marked: Vec::new(),
             warned_no_map: false,
             warnings: Vec::new(),
         }
     }
 
-    /// Decompresses a stream within the budget.
-    fn data(&mut self, stream: &lopdf::Stream) -> Result<Vec<u8>, Error> {
+    /// The most `stream` may inflate to: what is left of the budget, what
+    /// is left of the cap on content held at once, and its ratio cap;
+    /// with the message for the cap that binds.
+    fn cap(&self, stream: &lopdf::Stream) -> (u64, Error) {
         let ratio_cap = (stream.content.len() as u64)
             .saturating_mul(self.limits.max_ratio)
             .max(RATIO_FLOOR);
-        let cap = (*self.budget).min(ratio_cap);
-        let data = match stream
-            .decompressed_content_with_limit(usize::try_from(cap).unwrap_or(usize::MAX))
-        {
-            Ok(data) => data,
-            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
-                ..
-            })) => {
-                return Err(if cap < *self.budget {
-                    Error::Limit(format!(
-                        "a PDF stream expands more than {}:1 (a bomb?)",
-                        self.limits.max_ratio
-                    ))
-                } else {
-                    self.limits.too_large()
-                });
-            }
-            // An unknown filter or a broken stream: the raw bytes, as viewers do.
-            Err(_) if stream.filters().map(|f| f.is_empty()).unwrap_or(true) => {
-                stream.content.clone()
-            }
-            Err(_) => return Ok(Vec::new()),
-        };
-        if data.len() as u64 > *self.budget {
-            return Err(self.limits.too_large());
+        let caps = [
+            (*self.budget, self.limits.too_expanded()),
+            (
+                self.limits.max_stream().saturating_sub(self.held),
+                too_long(&self.limits, "page's content"),
+            ),
+            (ratio_cap, too_dense(&self.limits)),
+        ];
+        caps.into_iter()
+            .min_by_key(|(cap, _)| *cap)
+            .expect("three caps")
+    }
+
+    /// Decodes a stream to run it, within its caps ([`Runner::cap`]):
+    /// the budget is charged, and the bytes count as held until
+    /// [`Runner::release`] gives them back.
+    fn data(&mut self, stream: &lopdf::Stream) -> Result<Vec<u8>, Error> {
+        let (cap, over) = self.cap(stream);
+        let data = stream::decode(stream, cap).map_err(|Over| over)?;
+        let n = data.len() as u64;
+        if n > *self.budget {
+            return Err(self.limits.too_expanded());
         }
-        *self.budget -= data.len() as u64;
+        *self.budget -= n;
+        self.held += n;
         Ok(data)
+    }
+
+    /// Content that has been run is let go of.
+    fn release(&mut self, data: &[u8]) {
+        self.held = self.held.saturating_sub(data.len() as u64);
+    }
+
+    /// A font's `/ToUnicode` map inflated within its caps, charging the
+    /// budget; `None` if it is over them or broken, so that the font reads
+    /// as if it had none.
+    fn plain(&mut self, stream: &lopdf::Stream) -> Option<Vec<u8>> {
+        let (cap, _) = self.cap(stream);
+        let data = stream
+            .get_plain_content_with_limit(usize::try_from(cap).ok()?)
+            .ok()?;
+        *self.budget = self.budget.saturating_sub(data.len() as u64);
+        Some(data)
     }
 
     /// Ends a page in the text.
@@ -198,7 +220,12 @@ impl<'a, 'l> Runner<'a, 'l> {
             let Ok(stream) = self.doc.get_object(id).and_then(Object::as_stream) else {
                 continue;
             };
-            data.extend(self.data(stream)?);
+            let part = self.data(stream)?;
+            if data.is_empty() {
+                data = part;
+            } else {
+                data.extend_from_slice(&part);
+            }
             data.push(b'\n');
         }
         let state = State {
@@ -211,7 +238,9 @@ impl<'a, 'l> Runner<'a, 'l> {
             leading: 0.0,
             rise: 0.0,
         };
-        self.run(&data, &resources, state)
+        let result = self.run(&data, &resources, state);
+        self.release(&data);
+        result
     }
 
     fn font(&mut self, resources: &Resources<'a>, name: &[u8]) -> Option<Rc<Font<'a>>> {
@@ -220,13 +249,13 @@ impl<'a, 'l> Runner<'a, 'l> {
             return Some(font.clone());
         }
         let dict = o.as_dict().ok()?;
-        // A `/ToUnicode` map inflates within the budget and the ratio cap.
-        let raw = deref(self.doc, dict.get(b"ToUnicode"))
+        let map = deref(self.doc, dict.get(b"ToUnicode"))
             .and_then(Object::as_stream)
-            .map_or(0, |s| s.content.len() as u64);
-        let cap = (*self.budget).min(raw.saturating_mul(self.limits.max_ratio).max(RATIO_FLOOR));
-        let limit = usize::try_from(cap).unwrap_or(usize::MAX);
-        let font = Rc::new(Font::load(self.doc, dict, limit));
+            .ok()
+            .and_then(|stream| self.plain(stream));
+        let limit =
+            usize::try_from((*self.budget).min(self.limits.max_stream())).unwrap_or(usize::MAX);
+        let font = Rc::new(Font::load(self.doc, dict, map, limit));
         if !font.has_text() && !self.warned_no_map {
             self.warned_no_map = true;
             self.warnings.push(format!(
@@ -388,6 +417,7 @@ impl<'a, 'l> Runner<'a, 'l> {
         self.forms.push(id);
         let result = self.run(&data, &inner, state);
         self.forms.pop();
+        self.release(&data);
         result
     }
 
@@ -426,6 +456,23 @@ impl<'a, 'l> Runner<'a, 'l> {
         }
         Ok(())
     }
+}
+
+/// The message for content (`what`: a page's content, an object
+/// stream) that inflates past [`Limits::max_stream`].
+pub(super) fn too_long(limits: &Limits, what: &str) -> Error {
+    Error::Limit(format!(
+        "a PDF {what} expands to more than {} bytes, a quarter of the --max-expanded limit (a PDF bomb?)",
+        limits.max_stream()
+    ))
+}
+
+/// The message for a stream past [`Limits::max_ratio`].
+pub(super) fn too_dense(limits: &Limits) -> Error {
+    Error::Limit(format!(
+        "a PDF stream expands more than {}:1 (a PDF bomb?)",
+        limits.max_ratio
+    ))
 }
 
 /// The `/ActualText` of a `BDC`'s properties: an inline dictionary, or a
