@@ -6,7 +6,9 @@
 //! directory are claims, so every read is counted as it goes, not
 //! trusted up front.
 
-use std::io::{self, BufReader, Cursor, Read};
+use std::cell::Cell;
+use std::io::{self, BufReader, Cursor, Read, Seek, SeekFrom};
+use std::rc::Rc;
 
 use zip::read::ZipFile;
 use zip::result::ZipError;
@@ -23,9 +25,24 @@ const RATIO_FLOOR: u64 = 1 << 20;
 /// the inflater runs in long strides, small beside any cap.
 const READ_AHEAD: usize = 64 << 10;
 
+/// Past this much output, an entry that has inflated more than
+/// [`RUNNING_RATIO`]:1 *so far* is a bomb. The markup of a real document
+/// compresses 5:1 to 30:1; deflate peaks near 1032:1, which only a long
+/// run of one repeated pattern reaches, and a bomb is such a run. So a
+/// bomb is refused after 16 MiB, in a few hundredths of a second, instead
+/// of being parsed up to [`Limits::max_expanded`], which markup that
+/// dense (a tag every few bytes) would take seconds to reach.
+const RUNNING_FLOOR: u64 = 16 << 20;
+
+/// See [`RUNNING_FLOOR`].
+const RUNNING_RATIO: u64 = 256;
+
 /// An opened zip and what is left of its inflation budget.
 pub(crate) struct Archive<'a> {
-    zip: ZipArchive<Cursor<&'a [u8]>>,
+    zip: ZipArchive<Tracked<'a>>,
+    /// Where the zip is being read: the compressed bytes an entry has
+    /// consumed, for its running ratio.
+    at: Rc<Cell<u64>>,
     format: &'static str,
     limits: Limits,
     /// Bytes that reads may still inflate, all entries together.
@@ -39,7 +56,12 @@ impl<'a> Archive<'a> {
         format: &'static str,
         limits: &Limits,
     ) -> Result<Self, Error> {
-        let zip = ZipArchive::new(Cursor::new(bytes)).map_err(|e| zip_error(format, "", e))?;
+        let at = Rc::new(Cell::new(0));
+        let tracked = Tracked {
+            inner: Cursor::new(bytes),
+            at: at.clone(),
+        };
+        let zip = ZipArchive::new(tracked).map_err(|e| zip_error(format, "", e))?;
         if zip.len() > limits.max_entries {
             return Err(Error::Limit(format!(
                 "holds {} zip entries, over the limit of {}",
@@ -49,6 +71,7 @@ impl<'a> Archive<'a> {
         }
         Ok(Archive {
             zip,
+            at,
             format,
             limits: *limits,
             budget: limits.max_expanded,
@@ -71,8 +94,11 @@ impl<'a> Archive<'a> {
             .compressed_size()
             .saturating_mul(self.limits.max_ratio)
             .max(RATIO_FLOOR);
+        let start = file.data_start();
         Ok(Some(Entry {
             file,
+            at: self.at.clone(),
+            start,
             format,
             name: name.to_owned(),
             budget: &mut self.budget,
@@ -126,7 +152,12 @@ impl<'a> Archive<'a> {
 /// past either fails with the cap's [`Error`] (carried in the
 /// `io::Error`, see [`Error::from_io`]).
 pub(crate) struct Entry<'z, 'a> {
-    file: ZipFile<'z, Cursor<&'a [u8]>>,
+    file: ZipFile<'z, Tracked<'a>>,
+    /// Where the zip is being read, and where this entry's data starts:
+    /// the compressed bytes it has consumed are the difference (a read
+    /// ahead of the inflater's counts too, which only lowers the ratio).
+    at: Rc<Cell<u64>>,
+    start: u64,
     format: &'static str,
     name: String,
     budget: &'z mut u64,
@@ -176,7 +207,37 @@ impl Read for Entry<'_, '_> {
             return Err(self.limits.too_expanded().into_io());
         }
         *self.budget -= n as u64;
+        let consumed = self.at.get().saturating_sub(self.start).max(1);
+        if self.read > RUNNING_FLOOR && self.read / consumed > RUNNING_RATIO {
+            return Err(Error::Limit(format!(
+                "zip entry '{}' has expanded more than {RUNNING_RATIO}:1 past {RUNNING_FLOOR} bytes (a zip bomb?)",
+                self.name
+            ))
+            .into_io());
+        }
         Ok(n)
+    }
+}
+
+/// The zip's bytes, telling where they are being read.
+struct Tracked<'a> {
+    inner: Cursor<&'a [u8]>,
+    at: Rc<Cell<u64>>,
+}
+
+impl Read for Tracked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.at.set(self.inner.position());
+        Ok(n)
+    }
+}
+
+impl Seek for Tracked<'_> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let at = self.inner.seek(to)?;
+        self.at.set(at);
+        Ok(at)
     }
 }
 

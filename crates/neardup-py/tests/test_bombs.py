@@ -1,0 +1,150 @@
+"""Issue 38: decompression bombs through the Python package and Spark.
+
+``neardup.extract`` and ``neardup.from_file`` refuse a bomb of each
+container kind with the CLI's one-line error (a ``ValueError`` naming the
+cap), and Spark's ``binaryFile`` path (a remote URI) skips it in a folder
+as ``neardup scan`` does, giving the CLI's output. The bombs are built
+here, small on disk: a block deflated with a full flush is byte-aligned and
+refers to nothing before it, so one compressed copy, repeated, inflates to
+any number of blocks (bench/run-bombs measures their time and memory)."""
+import struct
+import zlib
+
+import pytest
+
+import neardup
+from conftest import cli_error
+
+MIB = 1 << 20
+
+
+def repeated(head, block, count, raw=True):
+    """A deflate stream of head then block count times (raw, or zlib with
+    its Adler-32), with the CRC-32 and size of what it inflates to."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15 if raw else 15)
+    first = c.compress(head) + c.flush(zlib.Z_FULL_FLUSH)
+    once = c.compress(block) + c.flush(zlib.Z_FULL_FLUSH)
+    again = c.compress(block) + c.flush(zlib.Z_FULL_FLUSH)
+    data = first + once + again * (count - 1) + c.flush()
+    crc, adler = zlib.crc32(head), zlib.adler32(head)
+    for _ in range(count):
+        crc, adler = zlib.crc32(block, crc), zlib.adler32(block, adler)
+    if not raw:
+        data = data[:-4] + struct.pack(">I", adler)
+    return data, crc, len(head) + len(block) * count
+
+
+def zip_of(entries):
+    """A zip of (name, bytes stored | (raw deflate, crc, size))."""
+    out, central = bytearray(), bytearray()
+    for name, entry in entries:
+        name = name.encode()
+        if isinstance(entry, tuple):
+            data, crc, size = entry
+            method = 8
+        else:
+            data, crc, size, method = entry, zlib.crc32(entry), len(entry), 0
+        offset = len(out)
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, len(data),
+                           size, len(name), 0) + name + data
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0x21, crc,
+                               len(data), size, len(name), 0, 0, 0, 0, 0, offset) + name
+    return bytes(out + central + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries),
+                                             len(entries), len(central), len(out), 0))
+
+
+TYPES = (b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+         b'content-types"><Override PartName="/word/document.xml" ContentType="application/'
+         b'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+
+
+def pdf_of(content):
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font"
+               b" << /F1 5 0 R >> >> /Contents 4 0 R >>",
+               b"<< /Filter /FlateDecode /Length %d >>\nstream\n" % len(content) + content
+               + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, body in enumerate(objects):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % (i + 1) + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 6\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def bombs():
+    """(file name, bytes, what the error says): each inflates to 1 GiB."""
+    spaces = b" " * MIB
+    docx = zip_of([("[Content_Types].xml", TYPES),
+                   ("word/document.xml", repeated(b"<w:document xmlns:w=\"w\"><w:body><w:p><w:r>"
+                                                  b"<w:t>", spaces, 1024))])
+    odt = zip_of([("mimetype", b"application/vnd.oasis.opendocument.text"),
+                  ("content.xml", repeated(b"<document-content><body><text><p>", spaces, 1024))])
+    epub = zip_of([("mimetype", b"application/epub+zip"),
+                   ("META-INF/container.xml",
+                    b'<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>'),
+                   ("c.opf", b'<package><manifest><item id="a" href="a.xhtml" media-type='
+                             b'"application/xhtml+xml"/></manifest><spine><itemref idref="a"/>'
+                             b'</spine></package>'),
+                   ("a.xhtml", repeated(b"<html><body><p>x</p><!--", spaces, 1024))])
+    pdf = pdf_of(repeated(b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n", spaces, 1024, raw=False)[0])
+    nested = zip_of([("inner.zip", zip_of([("a.docx", docx), ("b.odt", odt)]))])
+    ratio = "has expanded more than 256:1 past 16777216 bytes (a zip bomb?)"
+    return [("bomb.docx", docx, "zip entry 'word/document.xml' " + ratio),
+            ("bomb.odt", odt, "zip entry 'content.xml' " + ratio),
+            ("bomb.epub", epub, "zip entry 'a.xhtml' " + ratio),
+            ("bomb.pdf", pdf, "a PDF page's content expands to more than 67108864 bytes"),
+            ("nested.zip", nested, "a zip archive, not a text document")]
+
+
+BOMBS = bombs()
+
+
+@pytest.mark.parametrize("name,data,needle", BOMBS, ids=[b[0] for b in BOMBS])
+def test_a_bomb_is_the_clis_one_line_error(cli, tmp_path, name, data, needle):
+    assert len(data) < 4 * MIB, len(data)
+    path = tmp_path / name
+    path.write_bytes(data)
+    want = cli_error(cli, "extract", path)
+    assert needle in want and "\n" not in want, want
+    with pytest.raises(ValueError) as e:
+        neardup.from_file(str(path))
+    assert want.endswith(str(e.value)) and str(path) in str(e.value)
+    with pytest.raises(ValueError) as e:
+        neardup.extract(data, name=name)
+    assert want.endswith(str(e.value)) and needle in str(e.value)
+
+
+def test_spark_binary_files_skip_a_bomb_as_the_cli_does(cli, tmp_path, monkeypatch):
+    """A folder of two documents that are one text and the bombs, read
+    through Spark's binaryFile source (the path a remote URI takes): the
+    CLI's pairs, clusters and lists, the bombs skipped by both."""
+    pytest.importorskip("pyspark")
+    from neardup import spark as ns
+    from test_cli import run_cli_scan
+    from test_spark import OUTPUTS, spark_files
+    d = tmp_path / "folder"
+    d.mkdir()
+    text = "A letter of four hundred words, more or less, sent twice. " * 40
+    (d / "a.txt").write_text(text, encoding="utf-8")
+    body = ("<w:p><w:r><w:t>%s</w:t></w:r></w:p>" % text).encode()
+    (d / "b.docx").write_bytes(zip_of([("[Content_Types].xml", TYPES),
+                                       ("word/document.xml",
+                                        b'<w:document xmlns:w="w"><w:body>' + body
+                                        + b"</w:body></w:document>")]))
+    for name, data, _ in BOMBS:
+        (d / name).write_bytes(data)
+    want = run_cli_scan(cli, tmp_path, [d], {"threshold": "0.75"})
+    assert '"verdict":"IDENTICAL"' in want["pairs"]
+    spark = ns.session("local[2]", app="neardup-bombs", **{
+        "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
+        "spark.driver.memory": "1g"})
+    spark.sparkContext.setLogLevel("ERROR")
+    monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+    got = spark_files(ns.scan_files(spark, ["file://" + str(d)], threshold="0.75"), tmp_path)
+    got = {x: v.replace("file://" + str(d), str(d)) for x, v in got.items()}
+    for x in OUTPUTS:
+        assert got[x] == want[x], x
