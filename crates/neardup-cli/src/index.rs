@@ -156,7 +156,7 @@ fn read(
     };
     let sinks = Sinks::create(&docs.outputs.outputs(None), &watch)?;
     let reading = docs.read.reading();
-    let corpus = Corpus::load(&[], inputs, &reading, (params, backend), false, &watch)?;
+    let corpus = Corpus::load(&[], inputs, &reading, (params, backend), None, &watch)?;
     Ok((sinks, corpus))
 }
 

@@ -447,7 +447,7 @@ pub fn scan(
         let fps = Arc::new(fps);
         let shared = Arc::clone(&fps);
         let found = move || match (containment, keys) {
-            (Some(t), Some(keys)) => contained::scan(&shared, &keys, refs, t.0),
+            (Some(t), Some(keys)) => contained::scan(&shared, keys, refs, t.0),
             _ => neardup::scan::run(&shared, refs, &plan),
         };
         let outcome = detached(py, "scan", found)?.map_err(to_py)?;

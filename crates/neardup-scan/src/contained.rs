@@ -2,13 +2,15 @@
 //! ([`neardup::scan::contained`]) with each of its stages run in parallel,
 //! in place of the bands and pairs stages when `--containment` is given.
 
-use neardup::scan::contained::{repeated, Found, Join, Keys, Lists, Scratch, Vocabulary, PARTS};
+use neardup::scan::contained::{Found, Join, Repeated, Scratch, BATCHES};
 use neardup::scan::Exact;
 use neardup::Threshold;
 use rayon::prelude::*;
 
 use crate::corpus::Corpus;
 use crate::error::Result;
+use crate::keys::{spill_holders, Spilled};
+use crate::runs::SpillDir;
 use crate::watch::Watch;
 
 /// The containment stage's result.
@@ -21,15 +23,15 @@ pub struct Contained {
     pub tokens: u64,
 }
 
-/// Documents whose tokens are looked up together.
-const CHUNK: usize = 4096;
-
 /// Every pair of representatives of the exact stage (`exact`) in which
 /// one holds at least `threshold` of the other's shingles. `keys` are the
-/// corpus's shingle keys, freed as soon as the documents are tokens.
+/// corpus's shingle keys, a temp file a key range, read back one range a
+/// thread at a time; each range's holders wait in `temp` until the
+/// join's lists are laid out.
 pub fn pairs(
     corpus: &Corpus,
-    keys: Keys,
+    keys: Vec<Spilled>,
+    temp: &SpillDir,
     exact: &Exact,
     threshold: Threshold,
     watch: &dyn Watch,
@@ -41,57 +43,54 @@ pub fn pairs(
         .copied()
         .filter(|&d| fps[d as usize].shingles > 0)
         .collect();
-    let parts: Vec<_> = (0..PARTS)
+    // Each key range read and sorted on its own, its holders spilled.
+    let ranges: Vec<(Vec<u32>, Spilled)> = keys
         .into_par_iter()
-        .map(|part| repeated(&keys, &docs, part))
-        .collect();
-    let vocabulary = Vocabulary::new(parts)?;
-    let lists: Vec<Lists<u32>> = docs
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let (mut lists, mut buf) = (Lists::new(), Vec::new());
-            for &d in chunk {
-                vocabulary.tokens(keys.of(d), &mut buf);
-                lists.push(&buf);
-            }
-            lists
+        .enumerate()
+        .with_max_len(1)
+        .map(|(r, keys)| {
+            let repeated = keys.part()?.repeated(&docs);
+            Ok((
+                repeated.counts().to_vec(),
+                spill_holders(temp, r, &repeated)?,
+            ))
         })
-        .collect();
-    // Each chunk's lists freed as soon as they are copied: the tokens are
-    // never held twice.
-    drop(keys);
-    let mut tokens = Lists::new();
-    for l in lists {
-        tokens.append(&l);
-    }
-    let total = tokens.total() as u64;
+        .collect::<Result<_>>()?;
     let sizes: Vec<u64> = docs.iter().map(|&d| fps[d as usize].shingles).collect();
-    let join = Join::new(
-        &docs,
-        &sizes,
-        tokens,
-        vocabulary.len(),
-        corpus.refs,
-        threshold,
-    );
+    let counts = ranges.iter().map(|(counts, _)| &counts[..]);
+    let mut placing = Join::build(&docs, &sizes, counts, corpus.refs, threshold)?;
+    for (counts, holders) in ranges {
+        placing.place(&Repeated::new(counts, holders.holders()?));
+    }
+    let join = placing.finish();
     let bar = watch.count(u64::from(join.members()), "documents probed");
-    let found: Vec<_> = (0..join.members())
-        .into_par_iter()
-        .with_min_len(256)
-        .map_init(Scratch::default, |scratch, x| {
-            let mut out = Vec::new();
-            join.probe(x, scratch, &mut out);
-            if x % 4096 == 0 {
-                bar.inc(4096);
-            }
-            out
-        })
-        .flatten_iter()
-        .collect();
+    let mut found = Vec::new();
+    let mut batches = join.batches(BATCHES);
+    let mut next = batches.next(&join);
+    // Each batch's probes in parallel, while the next batch is made.
+    while let Some(batch) = next {
+        let probe = || -> Vec<Found> {
+            batch
+                .members()
+                .into_par_iter()
+                .with_min_len(256)
+                .map_init(Scratch::default, |scratch, x| {
+                    let mut out = Vec::new();
+                    join.probe(x, batch.tokens_of(x), scratch, &mut out);
+                    out
+                })
+                .flatten_iter()
+                .collect()
+        };
+        let got;
+        (next, got) = rayon::join(|| batches.next(&join), probe);
+        found.extend(got);
+        bar.inc(batch.members().len() as u64);
+    }
     bar.finish();
     Ok(Contained {
         found,
-        vocabulary: vocabulary.len() as u64,
-        tokens: total,
+        vocabulary: join.vocabulary() as u64,
+        tokens: join.occurrences() as u64,
     })
 }

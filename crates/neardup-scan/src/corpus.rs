@@ -5,7 +5,6 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use neardup::scan::contained::Keys;
 use neardup::{Backend, Fingerprint, Params, SignatureRecord, Signer};
 use neardup_corpus::format::Format;
 use neardup_corpus::pipeline::{self, Record, Signing};
@@ -15,7 +14,9 @@ use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
 
 use crate::error::{bail, message, Result};
+use crate::keys::KeyFiles;
 use crate::options::Reading;
+use crate::runs::SpillDir;
 use crate::watch::Watch;
 
 /// One document: its id and where it came from.
@@ -77,25 +78,28 @@ pub struct Corpus {
     /// Text files of a directory that word shingles cannot compare
     /// ([`neardup::Caveat`]), and the first one's name and caveat.
     pub caveats: (u64, Option<String>),
-    /// Each document's distinct shingle keys, ascending, when the load
-    /// was asked to keep them (a scan for containment).
-    pub keys: Option<Keys>,
+    /// Each document's distinct shingle keys, spilled to temp files, when
+    /// the load was asked to keep them (a scan for containment).
+    pub(crate) keys: Option<KeyFiles>,
 }
 
 impl Corpus {
     /// Reads and signs every input: the `against` ones (references) first,
-    /// then `inputs`; with `keys`, keeps each document's shingle keys,
-    /// which only texts have (a signature file is refused).
+    /// then `inputs`; with `keys` (a temp dir), keeps each document's
+    /// shingle keys in temp files there, which only texts have (a
+    /// signature file is refused).
     pub fn load(
         against: &[PathBuf],
         inputs: &[PathBuf],
         reading: &Reading,
         signing: (Params, Backend),
-        keys: bool,
+        keys: Option<&Path>,
         watch: &dyn Watch,
     ) -> Result<Corpus> {
         let mut loader = Loader::new(reading, signing, watch);
-        loader.corpus.keys = keys.then(Keys::new);
+        loader.corpus.keys = keys
+            .map(|dir| KeyFiles::new(&SpillDir::new(dir.to_owned())?))
+            .transpose()?;
         for path in against {
             loader.input(path, true)?;
         }
@@ -261,7 +265,7 @@ impl<'a> Loader<'a> {
         self.corpus.docs.push(Doc { id, input, line });
         self.corpus.fps.push(fp);
         if let Some(all) = &mut self.corpus.keys {
-            all.push(&keys);
+            all.push(&keys)?;
         }
         Ok(())
     }

@@ -12,8 +12,10 @@
 //! - `runs`: band records sorted in memory, or spilled to checked runs
 //!   and k-way merged.
 //! - `pairs`: the merged buckets' candidates, verified.
-//! - `contained`: with `--containment`, the core's containment join in
-//!   parallel, in place of the two above.
+//! - `keys`: with `--containment`, each document's shingle keys, spilled
+//!   to temp files by key range as the corpus is signed;
+//! - `contained`: the core's containment join on them, in parallel, in
+//!   place of `runs` and `pairs`.
 //! - [`outputs`]: pairs, clusters, keep and drop lists, the deduped
 //!   corpus and receipts ([`Sinks`]).
 //! - [`report`]: the HTML report of a scan, and base texts.
@@ -26,6 +28,7 @@
 mod contained;
 pub mod corpus;
 mod error;
+mod keys;
 pub mod options;
 pub mod outputs;
 mod pairs;

@@ -109,6 +109,16 @@ fn record_budget(corpus: &Corpus, memory: u64) -> u64 {
 pub(crate) struct SpillDir(Arc<Path>);
 
 impl SpillDir {
+    /// The dir.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// A new unnamed file in the dir, gone when closed.
+    pub fn file(&self) -> io::Result<File> {
+        tempfile::tempfile_in(&self.0)
+    }
+
     /// `dir`, tried by making one unnamed file in it (freed at once), so
     /// that a missing or unwritable `--temp-dir` fails before the scan.
     pub fn new(dir: PathBuf) -> Result<SpillDir> {

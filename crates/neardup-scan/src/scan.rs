@@ -33,6 +33,7 @@ use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
 
 use crate::corpus::Corpus;
 use crate::error::{bail, Result};
+use crate::keys::KeyFiles;
 use crate::options::Options;
 use crate::outputs::Sinks;
 use crate::runs::SpillDir;
@@ -141,7 +142,7 @@ pub fn scan(
         &options.inputs,
         reading,
         (params, backend),
-        options.containment.is_some(),
+        options.containment.map(|_| temp.path()),
         watch,
     )?;
     time("sign");
@@ -153,8 +154,9 @@ pub fn scan(
     let exact_pairs = exact.pairs.len();
     let (mut records, mut candidates, mut join) = ((0, 0), (0, 0), None);
     let outcome = if let Some(t) = options.containment {
-        let keys = corpus.keys.take().unwrap_or_default();
-        let found = contained::pairs(&corpus, keys, &exact, t, watch)?;
+        let keys = corpus.keys.take().map(KeyFiles::finish).transpose()?;
+        let keys = keys.unwrap_or_default();
+        let found = contained::pairs(&corpus, keys, &temp, &exact, t, watch)?;
         time("join");
         join = Some((found.vocabulary, found.tokens));
         scan::contained::outcome(&corpus.fps, corpus.refs, &exact, found.found)?

@@ -166,7 +166,7 @@ impl Search {
                 for d in docs {
                     keys.push(&d.shingles().keys());
                 }
-                contained::scan(&fps, &keys, refs, t)
+                contained::scan(&fps, keys, refs, t)
             }
         }
     }

@@ -8,13 +8,16 @@
 //! AllPairs and PPJoin (Mann, Augsten and Bouros compare them, VLDB 2016),
 //! on each document's 64-bit shingle keys ([`crate::ShingleSet::keys`]):
 //!
-//! 1. **repeated keys** ([`repeated`]): a key held by one document only can
-//!    never be shared, so only keys held by two or more become tokens;
-//!    they are found a key range at a time ([`PARTS`] ranges), sorting
-//!    one range's keys and never all of them at once;
-//! 2. **tokens** ([`Vocabulary`]): each repeated key gets a number, the
-//!    rarest first, and each document becomes its ascending token list;
-//! 3. **probe** ([`Join::probe`]): documents are ranked by size. A document
+//! 1. **keys** ([`Keys`]): each document's keys are kept by key range
+//!    ([`PARTS`] ranges of their top bits), so that a range can be read,
+//!    and freed, on its own;
+//! 2. **repeated keys** ([`Part::repeated`]): a key held by one document
+//!    only can never be shared, so only keys held by two or more are
+//!    kept; sorting one range's keys with their documents gives each
+//!    repeated key its documents, its inverted list, at once;
+//! 3. **the index** ([`Join::build`]): the repeated keys become tokens,
+//!    numbered rarest first, and their documents inverted lists;
+//! 4. **probe** ([`Join::probe`]): documents are ranked by size. A document
 //!    `x` can only be the smaller side of a pair with a larger `y`, and
 //!    needs `⌈T·|Sx|⌉` shared shingles; if it shares that many, `y` holds
 //!    one of `x`'s rarest `r - need + 1` tokens (its *prefix*, `r` its
@@ -27,10 +30,14 @@
 //!    counted the cheaper way: its inverted list read once, or looked up
 //!    in each candidate left. The count is exact.
 //!
-//! Memory: the keys (8 bytes a distinct shingle), a sixteenth of them
-//! sorted at a time, then 4 bytes a repeated shingle for the tokens and
-//! as much again for the inverted lists; a probe's counters are one `u32`
-//! a document, whatever the length of a list.
+//! Memory: the keys (8 bytes a distinct shingle), each range freed as
+//! soon as it is sorted (16 bytes a key of the one range; an engine may
+//! keep the ranges on disk until then), then 4 bytes a repeated shingle
+//! for the inverted lists, the one structure kept per shingle: each
+//! document's own tokens are rebuilt from them a [`Batch`] of documents
+//! at a time, and whether a candidate holds a token is a search of the
+//! token's list. A probe's counters are one `u32` a document, whatever the
+//! length of a list.
 //!
 //! The keys are 64 bits of SHA-256: two different shingles with one key
 //! would count as shared, with a probability below `|SA|·|SB| / 2^64`
@@ -51,155 +58,153 @@ pub struct Lists<T> {
     ends: Vec<usize>,
 }
 
-/// Each document's distinct shingle keys, ascending.
-pub type Keys = Lists<u64>;
-
 impl<T: Copy> Lists<T> {
-    /// No lists.
-    pub fn new() -> Lists<T> {
-        Lists {
-            items: Vec::new(),
-            ends: Vec::new(),
-        }
-    }
-
-    /// Appends one list.
-    pub fn push(&mut self, list: &[T]) {
-        self.items.extend_from_slice(list);
-        self.ends.push(self.items.len());
-    }
-
     /// List `i`.
     pub fn of(&self, i: u32) -> &[T] {
         let i = i as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.items[start..self.ends[i]]
     }
-
-    /// Appends every list of `other`, in order.
-    pub fn append(&mut self, other: &Lists<T>) {
-        let base = self.items.len();
-        self.items.extend_from_slice(&other.items);
-        self.ends.extend(other.ends.iter().map(|e| base + e));
-    }
-
-    /// How many lists.
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// No lists at all.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// The items of all lists.
-    pub fn total(&self) -> usize {
-        self.items.len()
-    }
 }
 
-/// The key ranges [`repeated`] works in, one at a time: the top 4 bits.
-pub const PARTS: usize = 16;
+/// The key ranges [`Keys`] holds apart: the keys' top 4 bits.
+pub const PARTS: u32 = 16;
 
-/// The keys of range `part` (`0..PARTS`) held by two or more of `docs`,
-/// ascending, each with how many documents hold it.
-pub fn repeated(keys: &Keys, docs: &[u32], part: usize) -> Vec<(u64, u32)> {
-    let lo = (part as u64) << 60;
-    let in_range = |k: u64| (k >> 60) as usize == part;
-    let mut all = Vec::new();
-    for &d in docs {
-        let list = keys.of(d);
-        let start = list.partition_point(|&k| k < lo);
-        let len = list[start..].iter().take_while(|&&k| in_range(k)).count();
-        all.extend_from_slice(&list[start..start + len]);
-    }
-    all.sort_unstable();
-    all.chunk_by(|x, y| x == y)
-        .filter(|same| same.len() > 1)
-        .map(|same| (same[0], same.len() as u32))
-        .collect()
+/// Each document's distinct shingle keys ([`crate::ShingleSet::keys`],
+/// [`crate::Signer::sign_all_with_keys`]), in the order the documents are
+/// pushed, held by key range so that
+/// [`Keys::into_parts`] hands each range to be sorted, and freed, on its
+/// own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keys {
+    parts: Vec<Part>,
 }
 
-/// The repeated keys, numbered rarest first: a document's tokens, in
-/// number order, start with what it shares with the fewest.
-#[derive(Debug, Clone, Default)]
-pub struct Vocabulary {
-    /// Ascending.
+/// One key range of [`Keys`]: each document's keys in the range, in
+/// document order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Part {
     keys: Vec<u64>,
-    /// The token of each key.
-    tokens: Vec<u32>,
-    /// Where the keys of each value of their top `bits` bits start in
-    /// `keys`: keys are SHA-256 bits, so uniform, and a lookup is one
-    /// bucket of about one key, not a binary search of cache misses.
-    starts: Vec<u32>,
-    bits: u32,
+    /// How many keys each document has in the range: 4 bytes a document
+    /// where offsets would take 8.
+    counts: Vec<u32>,
 }
 
-impl Vocabulary {
-    /// The vocabulary of every key range's [`repeated`] keys, given in
-    /// range order.
-    ///
-    /// # Errors
-    /// More than `u32::MAX` repeated keys.
-    pub fn new(parts: impl IntoIterator<Item = Vec<(u64, u32)>>) -> Result<Vocabulary, Error> {
-        let mut counted: Vec<(u64, u32)> = Vec::new();
-        for part in parts {
-            counted.extend(part);
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys::new()
+    }
+}
+
+impl Keys {
+    /// No documents.
+    pub fn new() -> Keys {
+        Keys {
+            parts: vec![Part::default(); PARTS as usize],
         }
-        if u32::try_from(counted.len()).is_err() {
-            return Err(Error::TooManyDocuments(counted.len() as u64));
-        }
-        let mut order: Vec<u32> = (0..counted.len() as u32).collect();
-        // Keys are ascending, so the index breaks ties by key.
-        order.sort_unstable_by_key(|&i| (counted[i as usize].1, i));
-        let mut tokens = vec![0u32; counted.len()];
-        for (token, &i) in order.iter().enumerate() {
-            tokens[i as usize] = token as u32;
-        }
-        let keys: Vec<u64> = counted.into_iter().map(|(k, _)| k).collect();
-        let bits = (usize::BITS - keys.len().leading_zeros()).clamp(1, 30);
-        let mut starts = Vec::with_capacity((1 << bits) + 1);
-        let mut at = 0;
-        for bucket in 0..=(1u64 << bits) {
-            while at < keys.len() && keys[at] >> (64 - bits) < bucket {
-                at += 1;
-            }
-            starts.push(at as u32);
-        }
-        Ok(Vocabulary {
-            keys,
-            tokens,
-            starts,
-            bits,
-        })
     }
 
-    /// How many tokens.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// No repeated key at all.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// The tokens of a document's ascending `keys`, ascending, into `out`
-    /// (cleared first); keys no other document holds have none.
-    pub fn tokens(&self, keys: &[u64], out: &mut Vec<u32>) {
-        out.clear();
+    /// Adds the next document's distinct keys, in any order.
+    pub fn push(&mut self, keys: &[u64]) {
+        let before: [usize; PARTS as usize] = std::array::from_fn(|p| self.parts[p].keys.len());
         for &k in keys {
-            let bucket = (k >> (64 - self.bits)) as usize;
-            let (from, to) = (
-                self.starts[bucket] as usize,
-                self.starts[bucket + 1] as usize,
-            );
-            if let Ok(at) = self.keys[from..to].binary_search(&k) {
-                out.push(self.tokens[from + at]);
+            self.parts[range_of(k, PARTS)].keys.push(k);
+        }
+        for (part, before) in self.parts.iter_mut().zip(before) {
+            // No text has 2^32 shingles in one sixteenth of the key space.
+            part.counts.push((part.keys.len() - before) as u32);
+        }
+    }
+
+    /// How many documents.
+    pub fn len(&self) -> usize {
+        self.parts[0].counts.len()
+    }
+
+    /// No documents.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The key ranges, in key order.
+    pub fn into_parts(self) -> Vec<Part> {
+        self.parts
+    }
+}
+
+/// The key range of `key` among `parts` ranges (a power of two): the
+/// value of its top bits.
+pub fn range_of(key: u64, parts: u32) -> usize {
+    debug_assert!(parts.is_power_of_two() && parts > 1);
+    (key >> (64 - parts.trailing_zeros())) as usize
+}
+
+/// The keys of one range held by two or more documents, ascending, each
+/// with the documents that hold it: [`Part::repeated`]'s result.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Repeated {
+    /// How many documents hold each key.
+    counts: Vec<u32>,
+    /// Each key's documents (positions in the `docs` given), one key
+    /// after the other.
+    holders: Vec<u32>,
+}
+
+impl Repeated {
+    /// A key range's repeated keys: how many documents hold each, and
+    /// their holders, one key after the other (as [`Part::repeated`]
+    /// gives them, kept elsewhere and read back).
+    pub fn new(counts: Vec<u32>, holders: Vec<u32>) -> Repeated {
+        Repeated { counts, holders }
+    }
+
+    /// How many documents hold each key.
+    pub fn counts(&self) -> &[u32] {
+        &self.counts
+    }
+
+    /// Each key's holders, one key after the other.
+    pub fn holders(&self) -> &[u32] {
+        &self.holders
+    }
+}
+
+impl Part {
+    /// Adds the next document's keys in this range.
+    pub fn push(&mut self, keys: &[u64]) {
+        self.keys.extend_from_slice(keys);
+        // No text has 2^32 shingles in one sixteenth of the key space.
+        self.counts.push(keys.len() as u32);
+    }
+
+    /// The keys of this range held by two or more of `docs` (document
+    /// numbers, ascending), with their holders given as positions in
+    /// `docs`. The range's keys are freed before they are sorted with
+    /// their documents.
+    pub fn repeated(self, docs: &[u32]) -> Repeated {
+        let held = docs.iter().map(|&d| self.counts[d as usize] as usize).sum();
+        let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(held);
+        let (mut at, mut wanted) = (0, docs.iter().enumerate().peekable());
+        for (d, &n) in self.counts.iter().enumerate() {
+            let n = n as usize;
+            if let Some((i, _)) = wanted.next_if(|&(_, &w)| w as usize == d) {
+                let keys = &self.keys[at..at + n];
+                pairs.extend(keys.iter().map(|&k| (k, i as u32)));
+            }
+            at += n;
+        }
+        drop(self);
+        // By key alone: [`Placing::place`] sorts each key's holders as
+        // members anyway.
+        pairs.sort_unstable_by_key(|&(k, _)| k);
+        let mut out = Repeated::default();
+        for same in pairs.chunk_by(|x, y| x.0 == y.0) {
+            if same.len() > 1 {
+                out.counts.push(same.len() as u32);
+                out.holders.extend(same.iter().map(|&(_, i)| i));
             }
         }
-        out.sort_unstable();
+        out
     }
 }
 
@@ -215,21 +220,37 @@ pub struct Found {
 }
 
 /// The inverted index of the join and what a probe needs: documents are
-/// *members* `0..`, numbered by rank, smallest set first.
+/// *members* `0..`, numbered by rank, smallest set first, and repeated
+/// keys are *tokens* `0..`, numbered rarest first.
+///
+/// It holds the inverted lists only, 4 bytes a repeated shingle: a
+/// probe's own tokens come from a [`Batch`], and whether a candidate holds
+/// a token is a search of the token's list.
 #[derive(Debug, Clone)]
 pub struct Join {
     /// The document of each member.
     docs: Vec<u32>,
     /// Each member's distinct shingle count.
     sizes: Vec<u64>,
-    /// Each document's tokens, ascending, in the order given.
-    tokens: Lists<u32>,
-    /// Where each member's tokens are in `tokens`.
-    slot: Vec<u32>,
-    /// Each token's members, ascending.
-    postings: Lists<u32>,
+    /// Every token's members, ascending, token after token.
+    holders: Vec<u32>,
+    /// How many tokens each member holds.
+    held_by: Vec<u32>,
+    /// The tokens held by one number of members each, in token order:
+    /// lists of one length, so a token's list is found by arithmetic, not
+    /// by 8 bytes of offset a token.
+    groups: Vec<Group>,
     refs: u32,
     threshold: Threshold,
+}
+
+/// Tokens `first..` (up to the next group's first), each held by `held`
+/// members, their lists from `holders[start..]` on.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    first: u32,
+    held: u32,
+    start: usize,
 }
 
 /// A probe's counters, one per member, kept between probes so that a
@@ -242,54 +263,76 @@ pub struct Scratch {
 
 impl Join {
     /// The join of `docs` (document numbers, ascending, any subset), each
-    /// with its distinct shingle count `sizes[i]` and its tokens
-    /// `tokens.of(i)` from a [`Vocabulary`] of `vocabulary` tokens.
-    /// Documents `0..refs` are references: two of them never make a pair.
-    pub fn new(
+    /// with its distinct shingle count `sizes[i]`, laid out from the
+    /// counts of every key range's [`Part::repeated`] of `docs` (given in
+    /// range order): each range's holders are then placed with
+    /// [`Placing::place`], in the same order, so that a caller may keep
+    /// them elsewhere meanwhile. Documents `0..refs` are references: two
+    /// of them never make a pair.
+    ///
+    /// # Errors
+    /// More than `u32::MAX` repeated keys.
+    pub fn build<'c>(
         docs: &[u32],
         sizes: &[u64],
-        tokens: Lists<u32>,
-        vocabulary: usize,
+        counts: impl IntoIterator<Item = &'c [u32]>,
         refs: u32,
         threshold: Threshold,
-    ) -> Join {
+    ) -> Result<Placing, Error> {
         let mut order: Vec<u32> = (0..docs.len() as u32).collect();
         order.sort_unstable_by_key(|&i| (sizes[i as usize], docs[i as usize]));
-        let mut counts = vec![0usize; vocabulary];
-        for &t in &tokens.items {
-            counts[t as usize] += 1;
+        let mut member = vec![0u32; docs.len()];
+        for (m, &i) in order.iter().enumerate() {
+            member[i as usize] = m as u32;
         }
-        // Postings in one buffer, filled in rank order, so each list is
-        // ascending.
-        let mut ends = Vec::with_capacity(vocabulary);
-        let mut end = 0;
-        for c in &counts {
-            end += c;
-            ends.push(end);
-        }
-        let mut next: Vec<usize> = ends.iter().zip(&counts).map(|(e, c)| e - c).collect();
-        drop(counts);
-        let mut items = vec![0u32; end];
-        for (member, &i) in order.iter().enumerate() {
-            for &t in tokens.of(i) {
-                items[next[t as usize]] = member as u32;
-                next[t as usize] += 1;
+        // Tokens are numbered by (holders, key): a counting sort, the
+        // keys coming in key order. `tokens[n]` counts the keys held n
+        // times.
+        let mut tokens: Vec<usize> = Vec::new();
+        for &n in counts.into_iter().flatten() {
+            let n = n as usize;
+            if tokens.len() <= n {
+                tokens.resize(n + 1, 0);
             }
+            tokens[n] += 1;
         }
-        Join {
-            docs: order.iter().map(|&i| docs[i as usize]).collect(),
-            sizes: order.iter().map(|&i| sizes[i as usize]).collect(),
-            tokens,
-            slot: order,
-            postings: Lists { items, ends },
-            refs,
-            threshold,
+        let keys: usize = tokens.iter().sum();
+        if u32::try_from(keys).is_err() {
+            return Err(Error::TooManyDocuments(keys as u64));
         }
+        let (mut groups, mut at, mut first) = (Vec::new(), 0, 0);
+        // Where the next key held n times writes its list.
+        let mut write = vec![0usize; tokens.len()];
+        for (n, &many) in tokens.iter().enumerate().filter(|(_, &m)| m > 0) {
+            groups.push(Group {
+                first: first as u32,
+                held: n as u32,
+                start: at,
+            });
+            write[n] = at;
+            first += many;
+            at += many * n;
+        }
+        Ok(Placing {
+            join: Join {
+                docs: order.iter().map(|&i| docs[i as usize]).collect(),
+                sizes: order.iter().map(|&i| sizes[i as usize]).collect(),
+                holders: vec![0u32; at],
+                held_by: vec![0; docs.len()],
+                groups,
+                refs,
+                threshold,
+            },
+            member,
+            write,
+        })
     }
 
-    /// Member `m`'s tokens.
-    fn tokens_of(&self, m: u32) -> &[u32] {
-        self.tokens.of(self.slot[m as usize])
+    /// Token `t`'s members, ascending.
+    fn postings(&self, t: u32) -> &[u32] {
+        let g = self.groups[self.groups.partition_point(|g| g.first <= t) - 1];
+        let start = g.start + (t - g.first) as usize * g.held as usize;
+        &self.holders[start..start + g.held as usize]
     }
 
     /// How many members: probe each of `0..members()`.
@@ -297,11 +340,33 @@ impl Join {
         self.docs.len() as u32
     }
 
+    /// How many tokens: distinct shingles held by two or more documents.
+    pub fn vocabulary(&self) -> usize {
+        self.groups.last().map_or(0, |g| {
+            g.first as usize + (self.holders.len() - g.start) / g.held as usize
+        })
+    }
+
+    /// How many times the members hold a token: what the inverted lists
+    /// hold.
+    pub fn occurrences(&self) -> usize {
+        self.holders.len()
+    }
+
+    /// The members, in `parts` batches, for [`Batches::next`].
+    pub fn batches(&self, parts: u32) -> Batches {
+        Batches {
+            cursor: vec![0; self.vocabulary()],
+            next: 0,
+            size: self.members().div_ceil(parts.max(1)).max(1),
+        }
+    }
+
     /// Every pair in which member `x` is the smaller side (the larger side
     /// ranks after it) and reaches the threshold, into `out`.
-    pub fn probe(&self, x: u32, scratch: &mut Scratch, out: &mut Vec<Found>) {
+    /// `mine` are `x`'s tokens, from its [`Batch`].
+    pub fn probe(&self, x: u32, mine: &[u32], scratch: &mut Scratch, out: &mut Vec<Found>) {
         let size = self.sizes[x as usize];
-        let mine = self.tokens_of(x);
         let need = needed(size, self.threshold);
         let r = mine.len() as u64;
         if size == 0 || r < need {
@@ -314,7 +379,7 @@ impl Join {
         let x_ref = self.docs[x as usize] < self.refs;
         let after_x = |list: &'_ [u32]| -> usize { list.partition_point(|&m| m <= x) };
         for &t in head {
-            let list = self.postings.of(t);
+            let list = self.postings(t);
             for &y in &list[after_x(list)..] {
                 if x_ref && self.docs[y as usize] < self.refs {
                     continue;
@@ -348,7 +413,7 @@ impl Join {
                     break;
                 }
             }
-            let list = self.postings.of(t);
+            let list = self.postings(t);
             let list = &list[after_x(list)..];
             if list.len() <= alive.len() * LOOKUP {
                 for &y in list {
@@ -359,8 +424,7 @@ impl Join {
                 }
             } else {
                 for &y in alive.iter() {
-                    let theirs = self.tokens_of(y);
-                    count[y as usize] += u32::from(theirs.binary_search(&t).is_ok());
+                    count[y as usize] += u32::from(list.binary_search(&y).is_ok());
                 }
             }
         }
@@ -379,12 +443,140 @@ impl Join {
     }
 }
 
+/// A [`Join`] being filled, one key range's holders after the other.
+#[derive(Debug, Clone)]
+pub struct Placing {
+    join: Join,
+    /// The member of each position in `docs`.
+    member: Vec<u32>,
+    /// Where the next key held `n` times writes its list.
+    write: Vec<usize>,
+}
+
+impl Placing {
+    /// Places the next key range's [`Repeated`] (its counts as given to
+    /// [`Join::build`]): each key's holders, as members, ascending, at its
+    /// token's place.
+    pub fn place(&mut self, range: &Repeated) {
+        let mut from = 0;
+        for &n in &range.counts {
+            let n = n as usize;
+            let at = &mut self.write[n];
+            let list = &mut self.join.holders[*at..*at + n];
+            for (h, &i) in list.iter_mut().zip(&range.holders[from..from + n]) {
+                *h = self.member[i as usize];
+                self.join.held_by[*h as usize] += 1;
+            }
+            list.sort_unstable();
+            *at += n;
+            from += n;
+        }
+    }
+
+    /// The join, every range placed.
+    pub fn finish(self) -> Join {
+        self.join
+    }
+}
+
+/// The tokens of a batch of members, `members()`, each ascending: what
+/// the probes of the batch read as their own.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    from: u32,
+    tokens: Lists<u32>,
+}
+
+impl Batch {
+    /// The batch's members.
+    pub fn members(&self) -> std::ops::Range<u32> {
+        self.from..self.from + self.tokens.ends.len() as u32
+    }
+
+    /// Member `x`'s tokens, `x` one of [`Batch::members`].
+    pub fn tokens_of(&self, x: u32) -> &[u32] {
+        self.tokens.of(x - self.from)
+    }
+}
+
+/// The members' tokens a batch at a time, from the inverted lists: each
+/// batch reads every list from where the last one stopped (the lists are
+/// ascending), so all batches together read them once, and hold a batch's
+/// share of them.
+#[derive(Debug, Clone)]
+pub struct Batches {
+    /// How far each token's list has been read.
+    cursor: Vec<u32>,
+    next: u32,
+    size: u32,
+}
+
+impl Batches {
+    /// The next batch of `join`'s members, in order, or `None` after the
+    /// last.
+    pub fn next(&mut self, join: &Join) -> Option<Batch> {
+        let from = self.next;
+        if from >= join.members() {
+            return None;
+        }
+        let to = from.saturating_add(self.size).min(join.members());
+        self.next = to;
+        // Each member's tokens, filled in token order.
+        let mut at = 0;
+        let mut ends: Vec<usize> = join.held_by[from as usize..to as usize]
+            .iter()
+            .map(|&n| {
+                at += n as usize;
+                at - n as usize
+            })
+            .collect();
+        let mut items = vec![0u32; at];
+        sweep(join, &mut self.cursor, to, |m, t| {
+            let e = &mut ends[(m - from) as usize];
+            items[*e] = t;
+            *e += 1;
+        });
+        Some(Batch {
+            from,
+            tokens: Lists { items, ends },
+        })
+    }
+}
+
+/// Calls `each(member, token)` for every member below `to` in every
+/// token's list from its `cursor` on, token by token, and moves the
+/// cursors past them.
+fn sweep(join: &Join, cursor: &mut [u32], to: u32, mut each: impl FnMut(u32, u32)) {
+    let mut token = 0;
+    for (g, group) in join.groups.iter().enumerate() {
+        let end = join
+            .groups
+            .get(g + 1)
+            .map_or(join.holders.len(), |n| n.start);
+        let held = group.held as usize;
+        for list in join.holders[group.start..end].chunks_exact(held) {
+            let mut c = cursor[token] as usize;
+            while c < held && list[c] < to {
+                each(list[c], token as u32);
+                c += 1;
+            }
+            cursor[token] = c as u32;
+            token += 1;
+        }
+    }
+}
+
+/// The members' tokens are made in this many batches: a sixteenth of the
+/// inverted lists held twice at a time, for one more read of the cursors
+/// a batch.
+pub const BATCHES: u32 = 16;
+
 /// A probe drops the candidates that can no longer reach its threshold
 /// every this many tokens of its tail.
 const PRUNE: usize = 8;
 /// A tail token's inverted list is read when it is at most this many
-/// times as long as the candidates left; else the token is looked up in
-/// each candidate's tokens (a binary search, about as many steps).
+/// times as long as the candidates left; else each candidate is looked up
+/// in it (a binary search, about as many steps).
 const LOOKUP: usize = 8;
 
 /// The join's pairs, found among the representatives of the exact stage,
@@ -437,10 +629,10 @@ pub fn with_identical(found: Vec<Found>, identical: &[Pair], refs: u32) -> Vec<F
 /// let mut keys = Keys::new();
 /// sets.iter().for_each(|s| keys.push(&s.keys()));
 /// let sizes: Vec<u64> = sets.iter().map(|s| s.len() as u64).collect();
-/// let found = contained::run(&keys, &sizes, &[0, 1, 2], 0, "0.5".parse()?)?;
+/// let found = contained::run(keys.clone(), &sizes, &[0, 1, 2], 0, "0.5".parse()?)?;
 /// // "c d e", "d e f": 2 of the second text's 5 shingles, below 0.5.
 /// assert!(found.is_empty());
-/// let found = contained::run(&keys, &sizes, &[0, 1, 2], 0, "0.4".parse()?)?;
+/// let found = contained::run(keys, &sizes, &[0, 1, 2], 0, "0.4".parse()?)?;
 /// assert_eq!((found[0].a, found[0].b, found[0].shared), (0, 1, 2));
 /// # Ok::<(), neardup::Error>(())
 /// ```
@@ -448,24 +640,28 @@ pub fn with_identical(found: Vec<Found>, identical: &[Pair], refs: u32) -> Vec<F
 /// # Errors
 /// More than `u32::MAX` repeated keys.
 pub fn run(
-    keys: &Keys,
+    keys: Keys,
     sizes: &[u64],
     docs: &[u32],
     refs: u32,
     threshold: Threshold,
 ) -> Result<Vec<Found>, Error> {
-    let vocabulary = Vocabulary::new((0..PARTS).map(|p| repeated(keys, docs, p)))?;
-    let mut tokens = Lists::new();
-    let mut buf = Vec::new();
-    for &d in docs {
-        vocabulary.tokens(keys.of(d), &mut buf);
-        tokens.push(&buf);
-    }
+    let parts: Vec<Repeated> = keys
+        .into_parts()
+        .into_iter()
+        .map(|p| p.repeated(docs))
+        .collect();
     let sizes: Vec<u64> = docs.iter().map(|&d| sizes[d as usize]).collect();
-    let join = Join::new(docs, &sizes, tokens, vocabulary.len(), refs, threshold);
+    let counts = parts.iter().map(|p| p.counts());
+    let mut placing = Join::build(docs, &sizes, counts, refs, threshold)?;
+    parts.iter().for_each(|p| placing.place(p));
+    let join = placing.finish();
     let (mut scratch, mut found) = (Scratch::default(), Vec::new());
-    for x in 0..join.members() {
-        join.probe(x, &mut scratch, &mut found);
+    let mut batches = join.batches(BATCHES);
+    while let Some(batch) = batches.next(&join) {
+        for x in batch.members() {
+            join.probe(x, batch.tokens_of(x), &mut scratch, &mut found);
+        }
     }
     found.sort_unstable();
     Ok(found)
@@ -516,7 +712,7 @@ pub fn outcome(
 /// let fps: Vec<Fingerprint> = texts.iter().map(|t| Fingerprint::of(t, p)).collect();
 /// let mut keys = Keys::new();
 /// texts.iter().for_each(|t| keys.push(&ShingleSet::new(&normalize(t), p.k()).keys()));
-/// let out = contained::scan(&fps, &keys, 1, "0.5".parse()?)?;
+/// let out = contained::scan(&fps, keys, 1, "0.5".parse()?)?;
 /// // 3 of the essay's 4 shingles are in the source (0.75).
 /// assert_eq!((out.pairs[0].a, out.pairs[0].b, out.pairs[0].shared), (0, 1, Some(3)));
 /// assert_eq!(out.dropped, [1]);
@@ -527,7 +723,7 @@ pub fn outcome(
 /// More than `u32::MAX` documents or repeated keys, or `refs` past the end.
 pub fn scan(
     fingerprints: &[Fingerprint],
-    keys: &Keys,
+    keys: Keys,
     refs: u32,
     threshold: Threshold,
 ) -> Result<Outcome, Error> {
@@ -605,7 +801,7 @@ mod tests {
             let sizes: Vec<u64> = sets.iter().map(|s| s.len() as u64).collect();
             let docs: Vec<u32> = (0..texts.len() as u32).collect();
             let refs = refs.min(docs.len() as u32);
-            let got = run(&keys, &sizes, &docs, refs, t).unwrap();
+            let got = run(keys, &sizes, &docs, refs, t).unwrap();
             let mut want = Vec::new();
             for a in 0..sets.len() {
                 for b in a + 1..sets.len() {
@@ -637,7 +833,7 @@ mod tests {
         let docs: Vec<u32> = (0..2000).collect();
         // 11 of 14 shingles shared: 0.786.
         let at = |t: &str| {
-            run(&keys, &sizes, &docs, 0, t.parse().unwrap())
+            run(keys.clone(), &sizes, &docs, 0, t.parse().unwrap())
                 .unwrap()
                 .len()
         };
