@@ -210,3 +210,85 @@ fn fail(dir: &SpillDir, what: &str, doing: &str, e: &io::Error) -> Error {
         describe(e)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> (tempfile::TempDir, SpillDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = SpillDir::new(dir.path().to_owned()).unwrap();
+        (dir, spill)
+    }
+
+    /// Keys of every range, documents with none in some ranges among them.
+    fn documents() -> Vec<Vec<u64>> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..50)
+            .map(|d| {
+                (0..d * 7)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_range_reads_back_as_pushed() {
+        let (_dir, spill) = dir();
+        let docs = documents();
+        let mut files = KeyFiles::new(&spill).unwrap();
+        docs.iter().for_each(|d| files.push(d).unwrap());
+        let ranges = files.finish().unwrap();
+        assert_eq!(ranges.len(), RANGES as usize);
+        for (r, file) in ranges.into_iter().enumerate() {
+            let mut want = Part::default();
+            for d in &docs {
+                let keys: Vec<u64> = d
+                    .iter()
+                    .copied()
+                    .filter(|&k| range_of(k, RANGES) == r)
+                    .collect();
+                want.push(&keys);
+            }
+            assert_eq!(file.part().unwrap(), want, "range {r}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_file_is_refused_in_one_line() {
+        let (_dir, spill) = dir();
+        let mut files = KeyFiles::new(&spill).unwrap();
+        documents().iter().for_each(|d| files.push(d).unwrap());
+        let mut ranges = files.finish().unwrap();
+        let mut file = ranges.swap_remove(3);
+        let mut byte = [0u8];
+        file.file.seek(SeekFrom::Start(9)).unwrap();
+        file.file.read_exact(&mut byte).unwrap();
+        file.file.seek(SeekFrom::Start(9)).unwrap();
+        file.file.write_all(&[!byte[0]]).unwrap();
+        let err = file.part().unwrap_err().to_string();
+        assert!(err.starts_with("the temp keys 3 in '"), "{err}");
+        assert!(err.ends_with("is damaged: its checksum does not match its contents (changed after it was written?)"), "{err}");
+        assert!(!err.contains('\n'));
+
+        let repeated = Repeated::new(vec![2, 3], vec![0, 1, 0, 1, 2]);
+        let holders = spill_holders(&spill, 5, &repeated).unwrap();
+        holders.file.set_len(10).unwrap();
+        let err = holders.holders().unwrap_err().to_string();
+        assert!(err.contains("the temp holders 5 in '"), "{err}");
+    }
+
+    #[test]
+    fn holders_read_back_as_written() {
+        let (_dir, spill) = dir();
+        let repeated = Repeated::new(vec![2, 3], vec![0, 1, 0, 1, 2]);
+        let file = spill_holders(&spill, 0, &repeated).unwrap();
+        assert_eq!(file.holders().unwrap(), [0, 1, 0, 1, 2]);
+    }
+}
