@@ -29,12 +29,11 @@
 
 mod font;
 mod lines;
+mod load;
 mod page;
 mod stream;
 
 use std::collections::HashSet;
-
-use lopdf::{Document, LoadOptions};
 
 use crate::{Error, Limits};
 
@@ -49,16 +48,11 @@ pub(crate) fn extract(
     let cap = limits
         .max_stream()
         .min((bytes.len() as u64).saturating_mul(limits.max_ratio));
-    let options = LoadOptions {
-        max_decompressed_size: Some(usize::try_from(cap).unwrap_or(usize::MAX)),
-        ..LoadOptions::default()
-    };
-    let doc =
-        Document::load_mem_with_options(bytes, options).map_err(|e| load_error(e, cap, limits))?;
+    let mut budget = limits.max_expanded;
+    let doc = load::load(bytes, cap, &mut budget, limits)?;
     if doc.is_encrypted() {
         return Err(Error::Encrypted);
     }
-    let mut budget = limits.max_expanded;
     let mut lines = lines::Lines::new(limits);
     let mut pages = 0usize;
     let mut runner = page::Runner::new(&doc, &mut budget, *limits, &mut lines);
@@ -90,20 +84,5 @@ pub(crate) fn extract(
             format!("{} of its {pages} pages do not parse", broken.len()),
         )),
         None => Err(Error::NoTextLayer),
-    }
-}
-
-/// A load failure in words; `cap` is what each stream could inflate to.
-fn load_error(e: lopdf::Error, cap: u64, limits: &Limits) -> Error {
-    match e {
-        lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword => Error::Encrypted,
-        lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. }) => {
-            if cap == limits.max_stream() {
-                page::too_long(limits, "object stream")
-            } else {
-                page::too_dense(limits)
-            }
-        }
-        e => Error::corrupt("PDF", e.to_string().to_lowercase()),
     }
 }

@@ -404,6 +404,36 @@ fn a_stream_that_inflates_past_its_caps_is_stopped() {
     );
 }
 
+/// lopdf inflates object streams while it loads a file, each within the
+/// cap on one stream; together they are charged to `max_expanded` as they
+/// load, so many of them just under that cap are refused, not inflated
+/// for seconds.
+#[test]
+fn object_streams_together_are_charged_to_max_expanded() {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(b"7 0 ").unwrap();
+    z.write_all(&[b' '; 900 << 10]).unwrap();
+    let packed = z.finish().unwrap();
+    let streams: Vec<Vec<u8>> = (0..8)
+        .map(|_| stream("/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", &packed))
+        .collect();
+    let file = one_page(
+        PAGES,
+        stream("", b"BT /F1 12 Tf 72 720 Td (Hi) Tj ET"),
+        &streams,
+    );
+    // Each under the cap on one stream (1 MiB), 7.2 MiB together.
+    let limits = |mib: u64| Limits {
+        max_expanded: mib << 20,
+        ..Limits::default()
+    };
+    assert_eq!(pdf_with(&file, limits(8)).unwrap(), "Hi\n");
+    assert_eq!(
+        message(pdf_with(&file, limits(4))),
+        "expands to more than the --max-expanded limit of 4194304 bytes (a decompression bomb?)"
+    );
+}
+
 #[test]
 fn deep_nesting_fails_cleanly() {
     let deep = "[".repeat(100_000);

@@ -48,6 +48,28 @@ pub(super) fn decode(stream: &Stream, cap: u64) -> Result<Vec<u8>, Over> {
     }
 }
 
+/// How many bytes `stream` decodes to, counted without keeping them when
+/// it is FlateDecode alone; `Over` past `cap`.
+pub(super) fn measure(stream: &Stream, cap: u64) -> Result<u64, Over> {
+    let flate_only = matches!(stream.filters().as_deref(), Ok([b"FlateDecode"]));
+    if flate_only && !stream.content.is_empty() {
+        let mut reader = ZlibDecoder::new(&stream.content[..]).take(cap.saturating_add(1));
+        let mut chunk = vec![0; 64 << 10];
+        let mut total = 0u64;
+        loop {
+            match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => total += n as u64,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Broken: what lopdf makes of it is counted below.
+                Err(_) => return decode(stream, cap).map(|d| d.len() as u64),
+            }
+        }
+        return if total > cap { Err(Over) } else { Ok(total) };
+    }
+    decode(stream, cap).map(|d| d.len() as u64)
+}
+
 /// `input` inflated as zlib, at most `limit + 1` bytes (so that `> limit`
 /// tells a bomb); `None` if it is broken before that.
 fn inflate(input: &[u8], limit: usize) -> Option<Vec<u8>> {
