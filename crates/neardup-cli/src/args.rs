@@ -269,6 +269,12 @@ pub struct InputArgs {
     /// (accepts K, M, G suffixes).
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
     pub max_size: u64,
+    /// Refuse a document (DOCX, ODT, EPUB, PDF) whose compressed parts
+    /// inflate to more than this many bytes in all: a decompression
+    /// bomb's mark. Parts are read as they inflate, so memory stays small
+    /// either way (accepts K, M, G suffixes).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    pub max_expanded: u64,
     /// Map large text files instead of reading them: faster, but only safe
     /// when no other program changes the files meanwhile.
     #[arg(long)]
@@ -297,6 +303,7 @@ impl InputArgs {
         neardup_corpus::text::Options {
             lossy: self.lossy,
             max_size: self.max_size,
+            max_expanded: self.max_expanded,
             mmap: self.mmap,
             format: self.format,
         }
@@ -585,6 +592,7 @@ mod tests {
         (&["scan", "c", "--rows", "4"], "--bands"),
         (&["scan", "c", "--bands", "32"], "--rows"),
         (&["normalize", "a"], "--max-size"),
+        (&["extract", "a"], "--max-expanded"),
     ];
 
     proptest::proptest! {

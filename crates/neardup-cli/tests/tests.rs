@@ -5,6 +5,7 @@
 mod util;
 
 mod bad_input;
+mod bombs;
 mod cli;
 mod contained;
 mod documents;

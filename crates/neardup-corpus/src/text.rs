@@ -17,6 +17,9 @@ pub struct Options {
     pub lossy: bool,
     /// Refuse a text over this many bytes (and a JSONL line over it).
     pub max_size: u64,
+    /// Refuse a document whose parts inflate to more than this many bytes
+    /// in all ([`neardup_extract::Limits::max_expanded`]).
+    pub max_expanded: u64,
     /// Map a large file instead of reading it, trusting that no other
     /// process rewrites it meanwhile (see [`read_text`]).
     pub mmap: bool,
@@ -26,14 +29,16 @@ pub struct Options {
 }
 
 impl Options {
-    /// What `neardup_extract` is told: the format, lossy decoding, and
-    /// `max_size` as the cap on what a document may expand to.
+    /// What `neardup_extract` is told: the format, lossy decoding,
+    /// `max_size` as the cap on a document's text and `max_expanded` on
+    /// what its parts inflate to.
     pub fn extract(&self) -> neardup_extract::Options {
         neardup_extract::Options {
             format: self.format,
             lossy: self.lossy,
             limits: neardup_extract::Limits {
                 max_size: self.max_size,
+                max_expanded: self.max_expanded,
                 ..neardup_extract::Limits::default()
             },
         }

@@ -348,6 +348,7 @@ fn send_text(
     let opts = text::Options {
         lossy,
         max_size,
+        max_expanded: neardup_extract::Limits::default().max_expanded,
         mmap: false,
         format: None,
     };

@@ -118,6 +118,22 @@ def test_a_bomb_is_the_clis_one_line_error(cli, tmp_path, name, data, needle):
     assert want.endswith(str(e.value)) and needle in str(e.value)
 
 
+def test_max_expanded_is_the_clis(cli, tmp_path):
+    """``max_expanded`` is ``--max-expanded``: a quarter of it caps a PDF
+    page's content, the same line either way."""
+    name, data, _ = BOMBS[3]
+    path = tmp_path / name
+    path.write_bytes(data)
+    want = cli_error(cli, "extract", "--max-expanded", "4M", path)
+    assert "more than 1048576 bytes, a quarter of the --max-expanded limit" in want
+    with pytest.raises(ValueError) as e:
+        neardup.from_file(str(path), max_expanded=4 << 20)
+    assert want.endswith(str(e.value))
+    with pytest.raises(ValueError) as e:
+        neardup.extract(data, max_expanded=4 << 20)
+    assert want.endswith(str(e.value))
+
+
 def test_spark_binary_files_skip_a_bomb_as_the_cli_does(cli, tmp_path, monkeypatch):
     """A folder of two documents that are one text and the bombs, read
     through Spark's binaryFile source (the path a remote URI takes): the

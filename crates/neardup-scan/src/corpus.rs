@@ -486,6 +486,7 @@ mod tests {
             text: neardup_corpus::text::Options {
                 lossy: false,
                 max_size: 1 << 30,
+                max_expanded: 256 << 20,
                 mmap: false,
                 format: None,
             },

@@ -48,18 +48,21 @@ EXTRACTOR_VERSION: str
 """The version of the document text rules (EXTRACT.md), ``neardup-extract-v1``."""
 
 def extract(data: bytes, format: str | None = None, *, name: str | None = None,
-            lossy: bool = False, max_size: int = 4 << 30) -> str:
+            lossy: bool = False, max_size: int = 4 << 30,
+            max_expanded: int = 256 << 20) -> str:
     """The text neardup compares for a document's bytes (DOCX, ODT, EPUB,
     HTML, PDF, RTF or plain text), by the rules of ``EXTRACT.md``: the text
     ``neardup extract`` prints. The format is detected from the content
     unless given (``"docx"``, ``"odt"``, ``"epub"``, ``"html"``, ``"pdf"``,
     ``"rtf"``, ``"text"``); ``name`` only tells HTML from plain text.
     Raises ``ValueError`` with the CLI's one-line message for a file that
-    gives no text (encrypted, no text layer, corrupt, over ``max_size``).
-    Runs with the GIL released."""
+    gives no text (encrypted, no text layer, corrupt, over ``max_size``, or
+    a decompression bomb: parts inflating past ``max_expanded`` in all, the
+    CLI's ``--max-expanded``). Runs with the GIL released."""
 
 def from_file(path: str | os.PathLike[str], format: str | None = None, *,
-              lossy: bool = False, max_size: int = 4 << 30) -> str:
+              lossy: bool = False, max_size: int = 4 << 30,
+              max_expanded: int = 256 << 20) -> str:
     """The text of a file, read as ``neardup compare`` reads it: plain
     text, or a document's extracted text (see :func:`extract`)."""
 
