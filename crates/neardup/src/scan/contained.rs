@@ -505,13 +505,16 @@ impl Batch {
 /// share of them.
 #[derive(Debug, Clone)]
 pub struct Batches {
-    /// How far each token's list has been read.
-    cursor: Vec<u32>,
+    /// How far each token's list has been read: a byte a token, where
+    /// [`Batches::FAR`] means "search the list" (few lists are longer).
+    cursor: Vec<u8>,
     next: u32,
     size: u32,
 }
 
 impl Batches {
+    const FAR: u8 = u8::MAX;
+
     /// The next batch of `join`'s members, in order, or `None` after the
     /// last.
     pub fn next(&mut self, join: &Join) -> Option<Batch> {
@@ -521,7 +524,6 @@ impl Batches {
         }
         let to = from.saturating_add(self.size).min(join.members());
         self.next = to;
-        // Each member's tokens, filled in token order.
         let mut at = 0;
         let mut ends: Vec<usize> = join.held_by[from as usize..to as usize]
             .iter()
@@ -530,12 +532,31 @@ impl Batches {
                 at - n as usize
             })
             .collect();
+        // Each member's tokens, filled in token order.
         let mut items = vec![0u32; at];
-        sweep(join, &mut self.cursor, to, |m, t| {
-            let e = &mut ends[(m - from) as usize];
-            items[*e] = t;
-            *e += 1;
-        });
+        let mut token = 0;
+        for (g, group) in join.groups.iter().enumerate() {
+            let end = join
+                .groups
+                .get(g + 1)
+                .map_or(join.holders.len(), |n| n.start);
+            let held = group.held as usize;
+            for list in join.holders[group.start..end].chunks_exact(held) {
+                let cursor = &mut self.cursor[token as usize];
+                let mut c = match *cursor {
+                    Batches::FAR => list.partition_point(|&m| m < from),
+                    c => c as usize,
+                };
+                while c < held && list[c] < to {
+                    let e = &mut ends[(list[c] - from) as usize];
+                    items[*e] = token;
+                    *e += 1;
+                    c += 1;
+                }
+                *cursor = c.min(usize::from(Batches::FAR)) as u8;
+                token += 1;
+            }
+        }
         Some(Batch {
             from,
             tokens: Lists { items, ends },
@@ -543,32 +564,9 @@ impl Batches {
     }
 }
 
-/// Calls `each(member, token)` for every member below `to` in every
-/// token's list from its `cursor` on, token by token, and moves the
-/// cursors past them.
-fn sweep(join: &Join, cursor: &mut [u32], to: u32, mut each: impl FnMut(u32, u32)) {
-    let mut token = 0;
-    for (g, group) in join.groups.iter().enumerate() {
-        let end = join
-            .groups
-            .get(g + 1)
-            .map_or(join.holders.len(), |n| n.start);
-        let held = group.held as usize;
-        for list in join.holders[group.start..end].chunks_exact(held) {
-            let mut c = cursor[token] as usize;
-            while c < held && list[c] < to {
-                each(list[c], token as u32);
-                c += 1;
-            }
-            cursor[token] = c as u32;
-            token += 1;
-        }
-    }
-}
-
 /// The members' tokens are made in this many batches: a sixteenth of the
-/// inverted lists held twice at a time, for one more read of the cursors
-/// a batch.
+/// inverted lists held twice at a time (a batch probed, the next being
+/// made), for one more pass over the tokens a batch.
 pub const BATCHES: u32 = 16;
 
 /// A probe drops the candidates that can no longer reach its threshold
