@@ -328,9 +328,14 @@ impl Join {
         })
     }
 
-    /// Token `t`'s members, ascending.
-    fn postings(&self, t: u32) -> &[u32] {
-        let g = self.groups[self.groups.partition_point(|g| g.first <= t) - 1];
+    /// Token `t`'s members, ascending; `g` is where the search for its
+    /// group starts, and is left at its group (a probe's tokens ascend,
+    /// so their groups do).
+    fn postings(&self, t: u32, g: &mut usize) -> &[u32] {
+        while self.groups.get(*g + 1).is_some_and(|next| next.first <= t) {
+            *g += 1;
+        }
+        let g = self.groups[*g];
         let start = g.start + (t - g.first) as usize * g.held as usize;
         &self.holders[start..start + g.held as usize]
     }
@@ -378,8 +383,9 @@ impl Join {
         }
         let x_ref = self.docs[x as usize] < self.refs;
         let after_x = |list: &'_ [u32]| -> usize { list.partition_point(|&m| m <= x) };
+        let mut group = 0;
         for &t in head {
-            let list = self.postings(t);
+            let list = self.postings(t, &mut group);
             for &y in &list[after_x(list)..] {
                 if x_ref && self.docs[y as usize] < self.refs {
                     continue;
@@ -413,7 +419,7 @@ impl Join {
                     break;
                 }
             }
-            let list = self.postings(t);
+            let list = self.postings(t, &mut group);
             let list = &list[after_x(list)..];
             if list.len() <= alive.len() * LOOKUP {
                 for &y in list {
