@@ -183,7 +183,7 @@ impl Entry<'_, '_> {
                 return Ok(false);
             }
             window.extend_from_slice(&chunk[..n]);
-            if crate::format::memfind(&window, needle).is_some() {
+            if memchr::memmem::find(&window, needle).is_some() {
                 return Ok(true);
             }
             let cut = window.len().saturating_sub(keep);

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use memchr::memmem;
+
 use crate::{archive::Archive, Error, Limits};
 
 /// A format neardup reads text from.
@@ -97,7 +99,7 @@ pub fn detect(bytes: &[u8], name: Option<&str>) -> Result<Format, Error> {
         ));
     }
     // Acrobat accepts the header anywhere in the first 1024 bytes.
-    if memfind(&bytes[..bytes.len().min(1024)], b"%PDF-").is_some() {
+    if memmem::find(&bytes[..bytes.len().min(1024)], b"%PDF-").is_some() {
         return Ok(Format::Pdf);
     }
     if bytes.starts_with(b"{\\rtf") {
@@ -133,7 +135,7 @@ fn zipped(bytes: &[u8]) -> Result<Format, Error> {
         };
     }
     if let Some(types) = zip.read_small("[Content_Types].xml")? {
-        let has = |needle: &[u8]| memfind(&types, needle).is_some();
+        let has = |needle: &[u8]| memmem::find(&types, needle).is_some();
         if has(b"wordprocessingml.document.main+xml")
             || has(b"wordprocessingml.template.main+xml")
             || has(b"application/vnd.ms-word.")
@@ -189,11 +191,6 @@ fn sniffs_as_html(bytes: &[u8]) -> bool {
             && rest[..tag.len()].eq_ignore_ascii_case(tag)
             && matches!(rest[tag.len()], b' ' | b'>')
     })
-}
-
-/// The first offset of `needle` in `hay`.
-pub(crate) fn memfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ fn replaced(encoding: &'static Encoding) -> String {
 /// The encoding a `charset=` in `head` names, if it names one.
 fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
     let lower = head.to_ascii_lowercase();
-    let at = crate::format::memfind(&lower, b"charset=")? + b"charset=".len();
+    let at = memchr::memmem::find(&lower, b"charset=")? + b"charset=".len();
     let rest = &head[at..];
     let rest = rest
         .strip_prefix(b"\"")

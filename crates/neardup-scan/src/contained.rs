@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::corpus::Corpus;
 use crate::error::Result;
 use crate::keys::{spill_holders, Spilled};
-use crate::runs::SpillDir;
+use crate::spill::SpillDir;
 use crate::watch::Watch;
 
 /// The containment stage's result.

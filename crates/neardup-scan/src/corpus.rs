@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::error::{bail, message, Result};
 use crate::keys::KeyFiles;
 use crate::options::Reading;
-use crate::runs::SpillDir;
+use crate::spill::SpillDir;
 use crate::watch::Watch;
 
 /// One document: its id and where it came from.

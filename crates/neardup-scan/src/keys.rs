@@ -22,7 +22,7 @@ use neardup_corpus::describe;
 use twox_hash::XxHash3_64;
 
 use crate::error::{message, Error, Result};
-use crate::runs::SpillDir;
+use crate::spill::SpillDir;
 
 /// The key ranges the keys are spilled by: their top 6 bits.
 const RANGES: u32 = 64;

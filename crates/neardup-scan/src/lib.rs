@@ -20,6 +20,7 @@
 //!   corpus and receipts ([`Sinks`]).
 //! - [`report`]: the HTML report of a scan, and base texts.
 //! - [`sink`]: standard output, or a file written atomically.
+//! - `spill`: the temp dir (`--temp-dir`) that runs and keys spill to.
 //! - [`watch`]: warnings, progress and temporaries, told to the adapter.
 //!
 //! Errors are this crate's own [`Error`]: one line, naming the input or
@@ -36,6 +37,7 @@ pub mod report;
 mod runs;
 mod scan;
 pub mod sink;
+mod spill;
 pub mod watch;
 
 pub use corpus::Corpus;

@@ -27,8 +27,6 @@ use std::collections::BinaryHeap;
 use std::fs::File;
 use std::hash::Hasher as _;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use neardup::scan::{BandRecord as Record, Plan};
 use rayon::prelude::*;
@@ -38,6 +36,7 @@ use crate::corpus::Corpus;
 #[cfg(debug_assertions)]
 use crate::error::bail;
 use crate::error::{message, Error, Result};
+use crate::spill::SpillDir;
 use crate::watch::Watch;
 use neardup_corpus::describe;
 
@@ -102,35 +101,6 @@ fn record_budget(corpus: &Corpus, memory: u64) -> u64 {
         .saturating_sub(resident)
         .max(memory / 4)
         .max(MIN_BUFFER_BYTES)
-}
-
-/// The temp dir where runs spill.
-#[derive(Clone)]
-pub(crate) struct SpillDir(Arc<Path>);
-
-impl SpillDir {
-    /// The dir.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-
-    /// A new unnamed file in the dir, gone when closed.
-    pub fn file(&self) -> io::Result<File> {
-        tempfile::tempfile_in(&self.0)
-    }
-
-    /// `dir`, tried by making one unnamed file in it (freed at once), so
-    /// that a missing or unwritable `--temp-dir` fails before the scan.
-    pub fn new(dir: PathBuf) -> Result<SpillDir> {
-        tempfile::tempfile_in(&dir).map_err(|e| {
-            message!(
-                "creating a temp file in '{}': {} (see --temp-dir)",
-                dir.display(),
-                describe(&e)
-            )
-        })?;
-        Ok(SpillDir(dir.into()))
-    }
 }
 
 /// Builds the band records of the `docs` (documents with a signature), in
@@ -318,7 +288,7 @@ struct RunWriter {
 
 impl RunWriter {
     fn create(dir: &SpillDir, n: usize) -> Result<RunWriter> {
-        let file = tempfile::tempfile_in(&dir.0).map_err(|e| temp_error(dir, n, &e))?;
+        let file = dir.file().map_err(|e| temp_error(dir, n, &e))?;
         Ok(RunWriter {
             out: BufWriter::with_capacity(1 << 20, file),
             dir: dir.clone(),
@@ -359,7 +329,7 @@ impl RunWriter {
 fn temp_error(dir: &SpillDir, n: usize, e: &io::Error) -> Error {
     message!(
         "writing the temp run {n} in '{}': {} (see --temp-dir and --memory)",
-        dir.0.display(),
+        dir.path().display(),
         describe(e)
     )
 }
@@ -384,7 +354,7 @@ impl RunReader {
         let fail = |e: io::Error| {
             message!(
                 "reading the temp run {n} in '{}': {}",
-                dir.0.display(),
+                dir.path().display(),
                 describe(&e)
             )
         };
@@ -435,7 +405,7 @@ impl RunReader {
             message!(
                 "reading the temp run {} in '{}': {}",
                 self.n,
-                self.dir.0.display(),
+                self.dir.path().display(),
                 describe(&e)
             )
         })?;
@@ -456,7 +426,7 @@ impl RunReader {
 fn corrupt(dir: &SpillDir, n: usize, problem: &str) -> Error {
     message!(
         "the temp run {n} in '{}' is corrupt: {problem}; no output was written",
-        dir.0.display()
+        dir.path().display()
     )
 }
 
@@ -495,6 +465,7 @@ impl Merger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn records(n: u32, len: u32) -> Vec<Record> {
         (0..len)

@@ -36,8 +36,8 @@ use crate::error::{bail, Result};
 use crate::keys::KeyFiles;
 use crate::options::Options;
 use crate::outputs::Sinks;
-use crate::runs::SpillDir;
 use crate::sink::Sink;
+use crate::spill::SpillDir;
 use crate::watch::Watch;
 use crate::{contained, pairs, report, runs};
 
