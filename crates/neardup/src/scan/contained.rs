@@ -72,9 +72,8 @@ pub const PARTS: u32 = 16;
 
 /// Each document's distinct shingle keys ([`crate::ShingleSet::keys`],
 /// [`crate::Signer::sign_all_with_keys`]), in the order the documents are
-/// pushed, held by key range so that
-/// [`Keys::into_parts`] hands each range to be sorted, and freed, on its
-/// own.
+/// pushed, held by key range so that [`Keys::into_parts`] hands each range
+/// to be sorted, and freed, on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keys {
     parts: Vec<Part>,
@@ -173,7 +172,7 @@ impl Part {
     /// Adds the next document's keys in this range.
     pub fn push(&mut self, keys: &[u64]) {
         self.keys.extend_from_slice(keys);
-        // No text has 2^32 shingles in one sixteenth of the key space.
+        // No text has 2^32 shingles in one range of the key space.
         self.counts.push(keys.len() as u32);
     }
 
