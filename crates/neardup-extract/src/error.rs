@@ -35,11 +35,17 @@ pub enum Error {
 
 impl Error {
     /// `not a valid FORMAT file: PROBLEM`.
+    /// A parser's message may quote the file (quick-xml's "expected
+    /// `</item>`, but `</\n<packa>` was found"): its control characters
+    /// are escaped, so that the message stays one line.
     pub(crate) fn corrupt(format: &'static str, problem: impl fmt::Display) -> Error {
-        Error::Corrupt {
-            format,
-            problem: problem.to_string(),
-        }
+        let problem = problem.to_string();
+        let problem = if problem.contains(char::is_control) {
+            problem.chars().flat_map(one_line).collect()
+        } else {
+            problem
+        };
+        Error::Corrupt { format, problem }
     }
 
     /// This error carried through a reader's `io::Error`, so that a cap
@@ -59,6 +65,13 @@ impl Error {
     }
 }
 
+/// `c`, or its escape (`\n`) when it is a control character.
+fn one_line(c: char) -> impl Iterator<Item = char> {
+    let escaped = c.is_control().then(|| c.escape_default());
+    let plain = (!c.is_control()).then_some(c);
+    escaped.into_iter().flatten().chain(plain)
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -76,3 +89,17 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parser_message_quoting_the_file_stays_one_line() {
+        let e = Error::corrupt("EPUB", "expected `</item>`, but `</\n<pack\ta>` was found");
+        assert_eq!(
+            e.to_string(),
+            "not a valid EPUB file: expected `</item>`, but `</\\n<pack\\ta>` was found"
+        );
+    }
+}
