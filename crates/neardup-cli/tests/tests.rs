@@ -3,6 +3,9 @@
 //! and no copies of the helpers.
 
 mod util;
+// The extractor's bomb builders, shared with its own memory test.
+#[path = "../../neardup-extract/tests/bomb/mod.rs"]
+mod bomb;
 
 mod bad_input;
 mod bombs;

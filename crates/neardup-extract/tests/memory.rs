@@ -12,11 +12,12 @@
 //! measures.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use flate2::{Compress, Compression, Crc, FlushCompress};
 use neardup_extract::{extract, Limits, Options};
+
+mod bomb;
+use bomb::{docx, epub, odt, pdf, repeated, DOC, MIB};
 
 /// Net bytes allocated now, and the most since the last [`reset`].
 static NOW: AtomicUsize = AtomicUsize::new(0);
@@ -63,108 +64,6 @@ static ALLOCATOR: Counting = Counting;
 /// content, or the text given before a cap stops it, and buffers.
 const BOUND: usize = 96 << 20;
 
-const MIB: usize = 1 << 20;
-
-/// A raw deflate stream, the CRC-32 of what it inflates to, and that length.
-type Deflated = (Vec<u8>, u32, u64);
-
-/// A raw deflate stream of `head`, `block` `count` times, then `tail`,
-/// with the CRC-32 and length of what it inflates to. A block compressed
-/// with a full flush is byte-aligned and refers to nothing before it, so
-/// one compressed copy repeated stands for any number of blocks: a 4 GiB
-/// bomb costs a 4 MiB stream and no time to build.
-fn repeated(head: &[u8], block: &[u8], count: usize, tail: &[u8]) -> Deflated {
-    let mut c = Compress::new(Compression::best(), false);
-    let mut pass = |input: &[u8], flush| {
-        let mut out = Vec::with_capacity(input.len() / 100 + 1024);
-        let start = c.total_in();
-        loop {
-            let done = (c.total_in() - start) as usize;
-            c.compress_vec(&input[done..], &mut out, flush).unwrap();
-            if (c.total_in() - start) as usize == input.len() && out.len() < out.capacity() {
-                return out;
-            }
-            out.reserve(out.capacity().max(1024));
-        }
-    };
-    let mut stream = pass(head, FlushCompress::Full);
-    let first = pass(block, FlushCompress::Full);
-    let again = pass(block, FlushCompress::Full);
-    stream.extend_from_slice(&first);
-    for _ in 1..count {
-        stream.extend_from_slice(&again);
-    }
-    stream.extend(pass(tail, FlushCompress::Finish));
-    let mut crc = Crc::new();
-    crc.update(head);
-    for _ in 0..count {
-        crc.update(block);
-    }
-    crc.update(tail);
-    let size = (head.len() + block.len() * count + tail.len()) as u64;
-    (stream, crc.sum(), size)
-}
-
-/// A zip of entries, each (name, raw deflate stream, CRC-32, size), or
-/// stored when the stream is `None`. Sizes stay under 4 GiB (no zip64).
-fn zip(entries: &[(&str, Option<Deflated>, &[u8])]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for (name, deflated, stored) in entries {
-        let (data, method, crc, size) = match deflated {
-            Some((data, crc, size)) => (data.as_slice(), 8u16, *crc, *size as u32),
-            None => {
-                let mut crc = Crc::new();
-                crc.update(stored);
-                (*stored, 0u16, crc.sum(), stored.len() as u32)
-            }
-        };
-        let offset = out.len() as u32;
-        let header = |sig: u32, central: bool| {
-            let mut h = sig.to_le_bytes().to_vec();
-            if central {
-                h.extend(20u16.to_le_bytes());
-            }
-            for v in [20u16, 0, method, 0, 0x21] {
-                h.extend(v.to_le_bytes());
-            }
-            for v in [crc, data.len() as u32, size] {
-                h.extend(v.to_le_bytes());
-            }
-            h.extend((name.len() as u16).to_le_bytes());
-            h.extend(0u16.to_le_bytes());
-            if central {
-                for v in [0u16, 0, 0] {
-                    h.extend(v.to_le_bytes());
-                }
-                h.extend(0u32.to_le_bytes());
-                h.extend(offset.to_le_bytes());
-            }
-            h.extend_from_slice(name.as_bytes());
-            h
-        };
-        out.extend(header(0x0403_4b50, false));
-        out.extend_from_slice(data);
-        central.extend(header(0x0201_4b50, true));
-    }
-    let (at, len, n) = (out.len() as u32, central.len() as u32, entries.len() as u16);
-    out.extend(central);
-    out.extend(0x0605_4b50u32.to_le_bytes());
-    for v in [0u16, 0, n, n] {
-        out.extend(v.to_le_bytes());
-    }
-    for v in [len, at] {
-        out.extend(v.to_le_bytes());
-    }
-    out.extend(0u16.to_le_bytes());
-    out
-}
-
-const TYPES: &[u8] = br#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>"#;
-const DOC: &[u8] = b"<w:document xmlns:w=\"w\"><w:body>";
-const CONTAINER: &[u8] =
-    br#"<container><rootfiles><rootfile full-path="c.opf"/></rootfiles></container>"#;
-
 /// Pseudo-random lowercase letters (an LCG), for blocks that compress
 /// too little to trip the running ratio.
 struct Letters(u64);
@@ -205,96 +104,38 @@ fn bombs(mib: usize, sparse: bool) -> Vec<(&'static str, Vec<u8>)> {
             spaces[i] = letters.next();
         }
     }
-    let n = mib;
-    let docx = |part: Deflated| {
-        zip(&[
-            ("[Content_Types].xml", None, TYPES),
-            ("word/document.xml", Some(part), b""),
-        ])
-    };
-    let epub = |chapter: Deflated| {
-        let opf = b"<package><manifest><item id=\"a\" href=\"a.xhtml\" media-type=\"application/xhtml+xml\"/></manifest><spine><itemref idref=\"a\"/></spine></package>";
-        zip(&[
-            ("mimetype", None, b"application/epub+zip"),
-            ("META-INF/container.xml", None, CONTAINER),
-            ("c.opf", None, opf),
-            ("a.xhtml", Some(chapter), b""),
-        ])
-    };
-    let mut pdf_content = Vec::new();
-    {
-        let mut z = flate2::write::ZlibEncoder::new(&mut pdf_content, Compression::best());
-        z.write_all(b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n").unwrap();
-        for _ in 0..n.min(80) {
-            z.write_all(&spaces).unwrap();
-        }
-        z.finish().unwrap();
-    }
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".to_vec(),
-        [
-            format!("<< /Filter /FlateDecode /Length {} >>\nstream\n", pdf_content.len()).as_bytes(),
-            &pdf_content,
-            b"\nendstream",
-        ]
-        .concat(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
-    ];
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend(format!("{} 0 obj\n", i + 1).bytes());
-        pdf.extend_from_slice(body);
-        pdf.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(b"xref\n0 6\n0000000000 65535 f \n");
-    for o in offsets {
-        pdf.extend(format!("{o:010} 00000 n \n").bytes());
-    }
-    pdf.extend(format!("trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n").bytes());
     vec![
         (
             "DOCX, spaces in one w:t",
             docx(repeated(
                 &[DOC, b"<w:p><w:r><w:t>"].concat(),
                 &spaces,
-                n,
+                mib,
                 b"",
             )),
         ),
         (
             "DOCX, one-word paragraphs",
-            docx(repeated(DOC, &paragraphs, n, b"")),
+            docx(repeated(DOC, &paragraphs, mib, b"")),
         ),
         (
             "ODT, spaces in a paragraph",
-            zip(&[
-                ("mimetype", None, b"application/vnd.oasis.opendocument.text"),
-                (
-                    "content.xml",
-                    Some(repeated(
-                        b"<document-content><body><text><p>",
-                        &spaces,
-                        n,
-                        b"",
-                    )),
-                    b"",
-                ),
-            ]),
+            odt(repeated(
+                b"<document-content><body><text><p>",
+                &spaces,
+                mib,
+                b"",
+            )),
         ),
         (
             "EPUB, a chapter of paragraphs",
-            epub(repeated(b"<html><body>", &chapter, n, b"")),
+            epub(repeated(b"<html><body>", &chapter, mib, b"")),
         ),
         (
             "EPUB, a chapter that is a comment",
-            epub(repeated(b"<html><body><!--", &spaces, n, b"")),
+            epub(repeated(b"<html><body><!--", &spaces, mib, b"")),
         ),
-        ("PDF, a page of spaces", pdf),
+        ("PDF, a page of spaces", pdf(&spaces, mib.min(80))),
     ]
 }
 

@@ -89,14 +89,14 @@ pub(crate) struct Spilled {
 
 impl Spilled {
     /// A key range's keys, as the core's [`Part`].
-    pub fn part(self) -> Result<Part> {
-        let (bytes, whole) = self.read()?;
+    pub fn part(mut self) -> Result<Part> {
+        let bytes = self.read()?;
         let mut part = Part::default();
         let (mut rest, mut keys) = (&bytes[..], Vec::new());
         while let Some((count, after)) = rest.split_first_chunk::<4>() {
             let n = u32::from_le_bytes(*count) as usize;
             let Some((these, after)) = after.split_at_checked(8 * n) else {
-                return Err(whole.corrupt("it ends inside a document's keys"));
+                return Err(self.corrupt("it ends inside a document's keys"));
             };
             keys.clear();
             keys.extend(
@@ -108,16 +108,16 @@ impl Spilled {
             rest = after;
         }
         if !rest.is_empty() {
-            return Err(whole.corrupt("it ends inside a document's count"));
+            return Err(self.corrupt("it ends inside a document's count"));
         }
         Ok(part)
     }
 
     /// A key range's holders.
-    pub fn holders(self) -> Result<Vec<u32>> {
-        let (bytes, whole) = self.read()?;
+    pub fn holders(mut self) -> Result<Vec<u32>> {
+        let bytes = self.read()?;
         if bytes.len() % 4 != 0 {
-            return Err(whole.corrupt("it ends inside a holder"));
+            return Err(self.corrupt("it ends inside a holder"));
         }
         Ok(bytes
             .chunks_exact(4)
@@ -125,31 +125,25 @@ impl Spilled {
             .collect())
     }
 
-    /// The file's bytes but its trailer, checked against it; and what it
-    /// was, for the errors of reading them.
-    fn read(self) -> Result<(Vec<u8>, Spilled)> {
-        let Spilled {
-            mut file,
-            what,
-            dir,
-        } = self;
+    /// The file's bytes but its trailer, checked against it.
+    fn read(&mut self) -> Result<Vec<u8>> {
         let mut bytes = Vec::new();
-        file.seek(SeekFrom::Start(0))
-            .and_then(|_| file.read_to_end(&mut bytes))
-            .map_err(|e| fail(&dir, &what, "reading", &e))?;
-        let whole = Spilled { file, what, dir };
+        self.file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| self.file.read_to_end(&mut bytes))
+            .map_err(|e| fail(&self.dir, &self.what, "reading", &e))?;
         let Some(at) = bytes.len().checked_sub(8) else {
-            return Err(whole.corrupt("it is shorter than its checksum"));
+            return Err(self.corrupt("it is shorter than its checksum"));
         };
         let mut hash = XxHash3_64::with_seed(0);
         hash.write(&bytes[..at]);
         if bytes[at..] != hash.finish().to_le_bytes() {
-            return Err(whole.corrupt(
+            return Err(self.corrupt(
                 "its checksum does not match its contents (changed after it was written?)",
             ));
         }
         bytes.truncate(at);
-        Ok((bytes, whole))
+        Ok(bytes)
     }
 
     fn corrupt(&self, why: &str) -> Error {

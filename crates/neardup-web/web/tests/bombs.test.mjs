@@ -45,25 +45,23 @@ function zip(entries) {
     const crc = deflated ? entry.crc : zlib.crc32(entry);
     const size = deflated ? entry.size : entry.length;
     const n = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(deflated ? 8 : 0, 8);
-    local.writeUInt16LE(0x21, 12);
-    local.writeUInt32LE(crc >>> 0, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(size >>> 0, 22);
-    local.writeUInt16LE(n.length, 26);
-    const dir = Buffer.alloc(46);
-    dir.writeUInt32LE(0x02014b50, 0);
+    // The local header and the central one share their fields, the
+    // central one 2 bytes later (after its "version made by").
+    const header = (length, signature, shift) => {
+      const h = Buffer.alloc(length);
+      h.writeUInt32LE(signature, 0);
+      h.writeUInt16LE(20, 4 + shift);
+      h.writeUInt16LE(deflated ? 8 : 0, 8 + shift);
+      h.writeUInt16LE(0x21, 12 + shift);
+      h.writeUInt32LE(crc >>> 0, 14 + shift);
+      h.writeUInt32LE(data.length, 18 + shift);
+      h.writeUInt32LE(size >>> 0, 22 + shift);
+      h.writeUInt16LE(n.length, 26 + shift);
+      return h;
+    };
+    const local = header(30, 0x04034b50, 0);
+    const dir = header(46, 0x02014b50, 2);
     dir.writeUInt16LE(20, 4);
-    dir.writeUInt16LE(20, 6);
-    dir.writeUInt16LE(deflated ? 8 : 0, 10);
-    dir.writeUInt16LE(0x21, 14);
-    dir.writeUInt32LE(crc >>> 0, 16);
-    dir.writeUInt32LE(data.length, 20);
-    dir.writeUInt32LE(size >>> 0, 24);
-    dir.writeUInt16LE(n.length, 28);
     dir.writeUInt32LE(at, 42);
     out.push(local, n, data);
     central.push(dir, n);

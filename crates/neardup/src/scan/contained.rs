@@ -50,23 +50,6 @@ use super::{Exact, Outcome, Pair};
 use crate::containment::needed;
 use crate::{Error, Fingerprint, Threshold};
 
-/// Many lists in one buffer: list `i` is `items[ends[i-1]..ends[i]]`.
-/// Millions of small `Vec`s would cost an allocation and 24 bytes each.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Lists<T> {
-    items: Vec<T>,
-    ends: Vec<usize>,
-}
-
-impl<T: Copy> Lists<T> {
-    /// List `i`.
-    pub fn of(&self, i: u32) -> &[T] {
-        let i = i as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.items[start..self.ends[i]]
-    }
-}
-
 /// The key ranges [`Keys`] holds apart: the keys' top 4 bits.
 pub const PARTS: u32 = 16;
 
@@ -113,16 +96,6 @@ impl Keys {
             // No text has 2^32 shingles in one sixteenth of the key space.
             part.counts.push((part.keys.len() - before) as u32);
         }
-    }
-
-    /// How many documents.
-    pub fn len(&self) -> usize {
-        self.parts[0].counts.len()
-    }
-
-    /// No documents.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The key ranges, in key order.
@@ -489,18 +462,23 @@ impl Placing {
 #[derive(Debug, Clone)]
 pub struct Batch {
     from: u32,
-    tokens: Lists<u32>,
+    /// Every member's tokens, one member after the other: member
+    /// `from + i`'s are `tokens[ends[i-1]..ends[i]]`.
+    tokens: Vec<u32>,
+    ends: Vec<usize>,
 }
 
 impl Batch {
     /// The batch's members.
     pub fn members(&self) -> std::ops::Range<u32> {
-        self.from..self.from + self.tokens.ends.len() as u32
+        self.from..self.from + self.ends.len() as u32
     }
 
     /// Member `x`'s tokens, `x` one of [`Batch::members`].
     pub fn tokens_of(&self, x: u32) -> &[u32] {
-        self.tokens.of(x - self.from)
+        let i = (x - self.from) as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.tokens[start..self.ends[i]]
     }
 }
 
@@ -564,7 +542,8 @@ impl Batches {
         }
         Some(Batch {
             from,
-            tokens: Lists { items, ends },
+            tokens: items,
+            ends,
         })
     }
 }
