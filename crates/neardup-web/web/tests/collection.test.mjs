@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { artifacts, cliPath, download, launch, openPage, pagePath, runCollection as run, serve } from './harness.mjs';
+import { artifacts, assertResponsive, cliPath, download, launch, openPage, pagePath, runCollection as run, serve } from './harness.mjs';
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
@@ -353,8 +353,8 @@ test('500 documents of 20 KB: cancel, then a run that keeps the page responsive'
   // with fuzzing and Spark (1,050 ms seen once): a page that computed on
   // its main thread would take the whole run (seconds). The page's own
   // measure is the heartbeat's longest gap, just below.
-  assert.ok(answered < 2500, `the click was answered in ${answered} ms`);
-  assert.ok(maxGap < 500, `the main thread stayed responsive (longest gap ${maxGap.toFixed(0)} ms)`);
+  assert.ok(answered < Math.max(2500, ms / 4), `the click was answered in ${answered} ms of ${ms} ms`);
+  assertResponsive(maxGap, ms);
   assert.ok(labels.some((l) => l.startsWith('Reading files')) && labels.some((l) => l.startsWith('Signing the documents')), labels.join(' | '));
   assert.equal(await page.textContent('#collection-docs'), '500');
   assert.equal((await rows(page)).length, 10, 'the ten planted near-duplicates');
