@@ -108,7 +108,7 @@ pub fn compare_in_parallel(
 ) -> Result<(Comparison, [Option<Caveat>; 2])> {
     let doc = |text: &str| {
         let d = Doc::with_backend(text, params, backend);
-        let caveat = Caveat::of_normalized(d.normalized(), params.k());
+        let caveat = Caveat::of_normalized(d.normalized(), params);
         (d, caveat)
     };
     let ((da, ca), (db, cb)) = rayon::join(|| doc(a), || doc(b));

@@ -311,7 +311,7 @@ impl<'a> Loader<'a> {
                             for w in &doc.warnings {
                                 watch.warn(&format!("'{}': {w}", display_name(path)));
                             }
-                            let caveat = neardup::Caveat::of(&doc.text, params.k());
+                            let caveat = neardup::Caveat::of(&doc.text, params);
                             let mut one = signer.sign_all_with_keys([&*doc.text]);
                             Ok(one.pop().map(|signed| (signed, caveat)))
                         }

@@ -49,6 +49,9 @@ pub struct CompareCase {
     pub k: u64,
     /// The number of permutations N.
     pub n: u64,
+    /// The word rule: `space` (SPEC §2, every case of `compare.json`) or
+    /// `script` (§11, every case of `script-compare.json`).
+    pub words: String,
     /// The expected results.
     pub expected: Expected,
 }
@@ -105,8 +108,17 @@ pub fn normalize_cases() -> Vec<NormalizeCase> {
 
 /// Reads every case of `compare.json`, with the texts of `texts/` read.
 pub fn compare_cases() -> Vec<CompareCase> {
-    let raw: Vec<RawCase> = load("compare.json");
-    raw.into_iter().map(RawCase::resolve).collect()
+    cases_of("compare.json")
+}
+
+/// Reads every case of `script-compare.json` (SPEC §11's script words).
+pub fn script_compare_cases() -> Vec<CompareCase> {
+    cases_of("script-compare.json")
+}
+
+fn cases_of(file: &str) -> Vec<CompareCase> {
+    let raw: Vec<RawCase> = load(file);
+    raw.into_iter().map(|c| c.resolve(file)).collect()
 }
 
 fn load<T: DeserializeOwned>(name: &str) -> T {
@@ -117,22 +129,27 @@ fn load<T: DeserializeOwned>(name: &str) -> T {
 
 /// The one text of `inline` and `file` (the README: exactly one is set),
 /// read from `texts/` as strict UTF-8 when it is a file.
-fn resolve(case: &str, what: &str, inline: Option<String>, file: Option<String>) -> Text {
+fn resolve(
+    (json, case): (&str, &str),
+    what: &str,
+    inline: Option<String>,
+    file: Option<String>,
+) -> Text {
     match (inline, file) {
         (Some(text), None) => Text { text, file: None },
         (None, Some(rel)) => {
             let path = dir().join(&rel);
             let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("vectors/compare.json: case '{case}': {rel}: {e}"));
+                .unwrap_or_else(|e| panic!("vectors/{json}: case '{case}': {rel}: {e}"));
             let text = String::from_utf8(bytes).unwrap_or_else(|e| {
-                panic!("vectors/compare.json: case '{case}': {rel} is not strict UTF-8: {e}")
+                panic!("vectors/{json}: case '{case}': {rel} is not strict UTF-8: {e}")
             });
             Text {
                 text,
                 file: Some(path),
             }
         }
-        _ => panic!("vectors/compare.json: case '{case}': {what} needs exactly one of the inline text and the file"),
+        _ => panic!("vectors/{json}: case '{case}': {what} needs exactly one of the inline text and the file"),
     }
 }
 
@@ -144,18 +161,21 @@ struct RawCase {
     a_file: Option<String>,
     b: Option<String>,
     b_file: Option<String>,
+    #[serde(default)]
+    words: Option<String>,
     k: u64,
     n: u64,
     expected: RawExpected,
 }
 
 impl RawCase {
-    fn resolve(self) -> CompareCase {
+    fn resolve(self, json: &str) -> CompareCase {
         let name = self.name;
+        let at = (json, name.as_str());
         let e = self.expected;
         let [da, db] = e.documents;
         let doc = |d: RawDocument, what: &str| Document {
-            normalized: resolve(&name, what, d.normalized, d.normalized_file).text,
+            normalized: resolve(at, what, d.normalized, d.normalized_file).text,
             normalized_sha256: d.normalized_sha256,
             shingles: d.shingles,
             signature: d.signature,
@@ -163,10 +183,11 @@ impl RawCase {
         };
         let documents = [doc(da, "documents[0]"), doc(db, "documents[1]")];
         CompareCase {
-            a: resolve(&name, "a", self.a, self.a_file),
-            b: resolve(&name, "b", self.b, self.b_file),
+            a: resolve(at, "a", self.a, self.a_file),
+            b: resolve(at, "b", self.b, self.b_file),
             k: self.k,
             n: self.n,
+            words: self.words.unwrap_or_else(|| "space".to_owned()),
             expected: Expected {
                 canonical: e.canonical,
                 receipt_sha256: e.receipt_sha256,
@@ -211,6 +232,10 @@ mod tests {
         assert!(normalize_cases().len() > 50);
         let cases = compare_cases();
         assert!(cases.len() > 20);
+        assert!(cases.iter().all(|c| c.words == "space"));
+        let script = script_compare_cases();
+        assert_eq!(script.len(), 20);
+        assert!(script.iter().all(|c| c.words == "script"));
         let from_files: Vec<&Text> = cases
             .iter()
             .flat_map(|c| [&c.a, &c.b])
@@ -226,7 +251,7 @@ mod tests {
     #[test]
     fn a_text_needs_exactly_one_source() {
         for (inline, file) in [(None, None), (Some("x".into()), Some("texts/x".into()))] {
-            let r = std::panic::catch_unwind(|| resolve("c", "a", inline, file));
+            let r = std::panic::catch_unwind(|| resolve(("compare.json", "c"), "a", inline, file));
             let msg = *r.unwrap_err().downcast::<String>().unwrap();
             assert!(msg.contains("case 'c': a needs exactly one"), "{msg}");
         }

@@ -18,6 +18,6 @@ mod files;
 
 pub use drift::{differences, shared_dir};
 pub use files::{
-    compare_cases, constants, dir, normalize_cases, CompareCase, Constants, Document, Expected,
-    NormalizeCase, Text,
+    compare_cases, constants, dir, normalize_cases, script_compare_cases, CompareCase, Constants,
+    Document, Expected, NormalizeCase, Text,
 };

@@ -142,7 +142,7 @@ fn run(
         progress(CollectionStage::Sign, done, total);
         warnings.extend(d.warnings.iter().map(|w| json!({"id": id, "warning": w})));
         let doc = Doc::new(&d.text, params);
-        if let Some(caveat) = neardup::Caveat::of_normalized(doc.normalized(), params.k()) {
+        if let Some(caveat) = neardup::Caveat::of_normalized(doc.normalized(), params) {
             warnings.push(json!({"id": id, "warning": caveat.to_string()}));
         }
         docs.push(doc);
@@ -241,7 +241,7 @@ fn run(
     let submissions = match search {
         Search::Contained(_) if refs > 0 => {
             progress(CollectionStage::Submissions, 0, 1);
-            let rows = submissions::rows(&corpus.texts, refs, &outcome.pairs, params.k());
+            let rows = submissions::rows(&corpus.texts, refs, &outcome.pairs, params);
             Some(rows.map_err(fail)?)
         }
         _ => None,

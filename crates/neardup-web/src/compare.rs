@@ -44,7 +44,7 @@ pub fn compare(
     let run = || -> Result<Value, (&'static str, String)> {
         let params = params(&req.k, &req.n)?;
         let how = (req.lossy, req.names.as_ref(), &req.files);
-        let (texts, notes) = decode_both(texts, how, params.k(), progress)?;
+        let (texts, notes) = decode_both(texts, how, params, progress)?;
         let c = comparison(texts, params, progress)?;
         let names = req
             .names
@@ -112,12 +112,12 @@ impl Notes {
     }
 }
 
-/// Decodes (or extracts) both documents, naming the one that fails; `k`
-/// is the shingle size the caveats are about.
+/// Decodes (or extracts) both documents, naming the one that fails;
+/// `params` are what the caveats are about.
 pub(crate) fn decode_both(
     texts: [Vec<u8>; 2],
     (lossy, names, files): (bool, Option<&[String; 2]>, &[Option<String>; 2]),
-    k: usize,
+    params: Params,
     progress: &mut dyn FnMut(Stage),
 ) -> Result<([String; 2], Notes), (&'static str, String)> {
     let [a, b] = texts;
@@ -129,7 +129,7 @@ pub(crate) fn decode_both(
     let mut warnings = Vec::new();
     for (i, d) in [&a, &b].into_iter().enumerate() {
         warnings.extend(d.warnings.iter().map(|w| format!("{}: {w}", name(i))));
-        if let Some(caveat) = neardup::Caveat::of(&d.text, k) {
+        if let Some(caveat) = neardup::Caveat::of(&d.text, params) {
             warnings.push(format!("{}: {caveat}", name(i)));
         }
     }
@@ -157,7 +157,7 @@ pub(crate) fn comparison(
         let normalized = normalize(&text);
         drop(text);
         progress(Stage::Shingle(i));
-        let set = ShingleSet::owned(normalized, params.k(), backend);
+        let set = ShingleSet::with_words(normalized, params.k(), params.words(), backend);
         progress(Stage::Sign(i));
         Doc::from_shingles(set, params)
     };

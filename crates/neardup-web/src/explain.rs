@@ -68,7 +68,7 @@ pub fn explain(
     let run = || -> Result<Value, (&'static str, String)> {
         let params = shingle_size(&req.k)?;
         let how = (req.lossy, req.names.as_ref(), &req.files);
-        let ([a, b], notes) = decode_both(texts, how, params.k(), progress)?;
+        let ([a, b], notes) = decode_both(texts, how, params, progress)?;
         progress(Stage::Explain);
         let e = neardup::explain(&a, &b, params).map_err(|e| ("a", e.to_string()))?;
         let shown = longest_in_order(&e, req.max_passages.unwrap_or(DEFAULT_MAX_PASSAGES));

@@ -8,7 +8,7 @@ use neardup::scan::Pair;
 use serde_json::{json, Value};
 
 /// The table's rows for `texts` (documents `0..refs` the sources) and the
-/// scan's `pairs`, `k` words a shingle, in the report's order: those with
+/// scan's `pairs`, with `params`' `K` and word rule, in the report's order: those with
 /// a source first, by the share of their words found, highest first; then
 /// the others, in input order.
 ///
@@ -20,9 +20,9 @@ pub(crate) fn rows(
     texts: &[String],
     refs: u32,
     pairs: &[Pair],
-    k: usize,
+    params: neardup::Params,
 ) -> Result<Vec<Value>, neardup::Error> {
-    let rows = submissions(texts.len() as u32, refs, pairs, (k, None), |d| {
+    let rows = submissions(texts.len() as u32, refs, pairs, (params, None), |d| {
         Ok(texts[d as usize].as_str())
     })?;
     Ok(rows.iter().map(to_json).collect())

@@ -64,7 +64,7 @@ pub fn verify(texts: [Vec<u8>; 2], req: &VerifyRequest, progress: &mut dyn FnMut
         },
     };
     let how = (req.lossy, req.names.as_ref(), &req.files);
-    let (texts, notes) = match decode_both(texts, how, claimed.params.k(), progress) {
+    let (texts, notes) = match decode_both(texts, how, claimed.params, progress) {
         Ok(t) => t,
         Err((field, e)) => return failure(field, &e),
     };

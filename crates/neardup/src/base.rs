@@ -25,12 +25,13 @@ pub struct Base {
 }
 
 impl Base {
-    /// The shingles of every text in `texts`, with `params`' `K`.
+    /// The shingles of every text in `texts`, with `params`' `K` and word
+    /// rule.
     pub fn new<'t>(texts: impl IntoIterator<Item = &'t str>, params: Params) -> Base {
         let mut set = HashSet::with_hasher(FixedState::default());
         for t in texts {
-            let words = Words::new(t);
-            set.extend(shingles(words.normalized(), params.k()).map(str::to_owned));
+            let words = Words::with_rule(t, params.words());
+            set.extend(shingles(words.word_text(), params.k()).map(str::to_owned));
         }
         Base { shingles: set }
     }
@@ -160,7 +161,7 @@ pub fn mark(a: &Words, b: &Words, base: Option<&Base>, k: usize) -> Marks {
 
 /// The distinct shingles of a text, borrowed from its normalized text.
 fn shingle_set(w: &Words, k: usize) -> HashSet<&str, FixedState> {
-    shingles(w.normalized(), k).collect()
+    shingles(w.word_text(), k).collect()
 }
 
 fn marks_of(
@@ -170,7 +171,7 @@ fn marks_of(
     k: usize,
 ) -> Vec<Mark> {
     let mut out = vec![Mark::Own; words.len()];
-    for (j, s) in shingles(words.normalized(), k).enumerate() {
+    for (j, s) in shingles(words.word_text(), k).enumerate() {
         if !other.contains(s) {
             continue;
         }

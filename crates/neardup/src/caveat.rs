@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use crate::{Params, WordRule};
+
 /// A text with fewer words than `k` yet at least this many characters
 /// (not counting whitespace) is worth a caveat; a shorter one is just
 /// short.
@@ -28,36 +30,58 @@ pub enum Caveat {
         k: usize,
         /// The text's characters, whitespace not counted.
         chars: usize,
+        /// Whether script words ([`WordRule::Script`]) would cut it into
+        /// more: it was cut on spaces and has code points of the table.
+        script: bool,
     },
     /// More than half of the characters (whitespace not counted) are in
     /// words of at least [`LONG_RUN_CHARS`] characters.
     LongRuns {
         /// That share, in whole percent (rounded down).
         percent: usize,
+        /// As for [`Caveat::FewWords`].
+        script: bool,
     },
 }
 
 impl Caveat {
-    /// The caveat for `text` with shingle size `k`, if it needs one: the
-    /// words and characters (Unicode scalar values) of its normalized
-    /// text, the one that is shingled.
+    /// The caveat for `text` with `params`' `K` and word rule, if it needs
+    /// one: the words and characters (Unicode scalar values) of its
+    /// normalized text, cut as the rule cuts it.
     ///
     /// ```
-    /// use neardup::Caveat;
-    /// assert_eq!(Caveat::of("plain english words, five or more of them", 5), None);
+    /// use neardup::{Caveat, Params, WordRule};
+    /// let p = Params::DEFAULT;
+    /// assert_eq!(Caveat::of("plain english words, five or more of them", p), None);
     /// let chinese = "这是一个没有空格的句子，中文和日文都是这样书写的，所以词语瓦片无法比较它们。".repeat(4);
-    /// assert!(matches!(Caveat::of(&chinese, 5), Some(Caveat::FewWords { words: 1, .. })));
+    /// let few = Caveat::of(&chinese, p).unwrap();
+    /// assert!(matches!(few, Caveat::FewWords { words: 1, script: true, .. }));
+    /// assert!(few.to_string().ends_with("script words can (--words script)"));
     /// let mixed = format!("{chinese} {chinese} {chinese} {chinese} {chinese} {chinese}");
-    /// assert_eq!(Caveat::of(&mixed, 5), Some(Caveat::LongRuns { percent: 100 }));
+    /// assert_eq!(Caveat::of(&mixed, p), Some(Caveat::LongRuns { percent: 100, script: true }));
+    /// // Script words cut it into one word a character.
+    /// assert_eq!(Caveat::of(&mixed, p.with_words(WordRule::Script)), None);
     /// ```
-    pub fn of(text: &str, k: usize) -> Option<Caveat> {
-        Caveat::of_normalized(&crate::normalize(text), k)
+    pub fn of(text: &str, params: Params) -> Option<Caveat> {
+        Caveat::of_normalized(&crate::normalize(text), params)
     }
 
-    /// [`Caveat::of`] for a text already normalized (a [`crate::Doc`]'s):
-    /// its words are cut at single spaces, so one pass over the bytes
-    /// counts them, with no decoding.
-    pub fn of_normalized(normalized: &str, k: usize) -> Option<Caveat> {
+    /// [`Caveat::of`] for a text already normalized (a [`crate::Doc`]'s).
+    pub fn of_normalized(normalized: &str, params: Params) -> Option<Caveat> {
+        let mut caveat = Caveat::of_word_text(&params.words().word_text(normalized), params.k())?;
+        let has_script =
+            params.words() == WordRule::Space && normalized.chars().any(WordRule::is_script_char);
+        match &mut caveat {
+            Caveat::FewWords { script, .. } | Caveat::LongRuns { script, .. } => {
+                *script = has_script
+            }
+        }
+        Some(caveat)
+    }
+
+    /// The caveat of a word text, whose words are cut at single spaces, so
+    /// one pass over the bytes counts them, with no decoding.
+    fn of_word_text(normalized: &str, k: usize) -> Option<Caveat> {
         let (mut words, mut chars, mut in_runs) = (0, 0, 0);
         let mut len = 0; // chars of the word being read
                          // A space ends a word; a byte that does not continue another
@@ -78,26 +102,47 @@ impl Caveat {
             }
         }
         if words < k && chars >= FEW_WORDS_MIN_CHARS {
-            return Some(Caveat::FewWords { words, k, chars });
+            return Some(Caveat::FewWords {
+                words,
+                k,
+                chars,
+                script: false,
+            });
         }
         (2 * in_runs > chars).then(|| Caveat::LongRuns {
             percent: 100 * in_runs / chars,
+            script: false,
         })
     }
 }
 
 impl fmt::Display for Caveat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Caveat::FewWords { words, k, chars } => write!(
-                f,
-                "{words} word(s) in {chars} characters, fewer than k = {k}: word shingles cannot compare this text"
-            ),
-            Caveat::LongRuns { percent } => write!(
-                f,
-                "{percent}% of its characters are in runs of {LONG_RUN_CHARS}+ without spaces (as in Chinese, Japanese or Thai): word shingles cannot compare this text"
-            ),
+        let script = match *self {
+            Caveat::FewWords {
+                words,
+                k,
+                chars,
+                script,
+            } => {
+                write!(
+                    f,
+                    "{words} word(s) in {chars} characters, fewer than k = {k}: word shingles cannot compare this text"
+                )?;
+                script
+            }
+            Caveat::LongRuns { percent, script } => {
+                write!(
+                    f,
+                    "{percent}% of its characters are in runs of {LONG_RUN_CHARS}+ without spaces (as in Chinese, Japanese or Thai): word shingles cannot compare this text"
+                )?;
+                script
+            }
+        };
+        if script {
+            f.write_str("; script words can (--words script)")?;
         }
+        Ok(())
     }
 }
 
@@ -105,23 +150,25 @@ impl fmt::Display for Caveat {
 mod tests {
     use super::*;
 
+    const P: Params = Params::DEFAULT;
+
     #[test]
     fn short_texts_and_spaced_texts_need_no_caveat() {
-        assert_eq!(Caveat::of("", 5), None);
-        assert_eq!(Caveat::of("four words only here", 5), None);
+        assert_eq!(Caveat::of("", P), None);
+        assert_eq!(Caveat::of("four words only here", P), None);
         let long_english = "word ".repeat(200);
-        assert_eq!(Caveat::of(&long_english, 5), None);
+        assert_eq!(Caveat::of(&long_english, P), None);
         // A long word or two among many is not a run-on script.
         let with_url = format!("{long_english} https://example.com/a/very/long/path/indeed/yes");
-        assert_eq!(Caveat::of(&with_url, 5), None);
+        assert_eq!(Caveat::of(&with_url, P), None);
     }
 
     #[test]
     fn whitespace_is_the_spec_set() {
         // U+3000 (ideographic space) separates words; U+200B does not.
         let spaced = "这是一个句子\u{3000}".repeat(40);
-        assert_eq!(Caveat::of(&spaced, 5), None);
+        assert_eq!(Caveat::of(&spaced, P), None);
         let zwsp = "这是一个句子\u{200B}".repeat(40);
-        assert!(Caveat::of(&zwsp, 5).is_some());
+        assert!(Caveat::of(&zwsp, P).is_some());
     }
 }

@@ -71,8 +71,8 @@ pub fn compare(a: &str, b: &str, params: Params) -> Comparison {
 pub fn compare_with(a: &str, b: &str, params: Params, backend: Backend) -> Comparison {
     let (na, nb) = (normalize_with(a, backend), normalize_with(b, backend));
     let (sa, sb) = (
-        ShingleSet::with_backend(&na, params.k(), backend),
-        ShingleSet::with_backend(&nb, params.k(), backend),
+        ShingleSet::with_words(&*na, params.k(), params.words(), backend),
+        ShingleSet::with_words(&*nb, params.k(), params.words(), backend),
     );
     Comparison::of_sets([&sa, &sb], params)
 }

@@ -39,20 +39,21 @@ impl Doc {
     /// text that is not normalized gives another document than its
     /// original would).
     pub fn from_normalized(normalized: String, params: Params, backend: Backend) -> Doc {
-        let set = ShingleSet::owned(normalized, params.k(), backend);
+        let set = ShingleSet::with_words(normalized, params.k(), params.words(), backend);
         let fingerprint = Fingerprint::of_set(set.normalized(), &set, params);
         Doc { set, fingerprint }
     }
 
     /// The document of a shingle set the caller built (to report progress
     /// between shingling and signing), signed with `params`; refused when
-    /// the set's `K` is not `params`' `K`.
+    /// the set's `K` or word rule is not `params`'.
     pub fn from_shingles(set: ShingleSet<'static>, params: Params) -> Result<Doc, Error> {
-        if set.k() != params.k() {
+        if set.k() != params.k() || set.words() != params.words() {
+            let got = Params::new(set.k() as u64, params.n() as u64)?;
             return Err(Error::MixedParams {
                 doc: 0,
-                got: (set.k() as u64, params.n() as u64),
-                want: (params.k() as u64, params.n() as u64),
+                got: got.with_words(set.words()),
+                want: params,
             });
         }
         let fingerprint = Fingerprint::of_set(set.normalized(), &set, params);
@@ -74,7 +75,7 @@ impl Doc {
         &self.fingerprint
     }
 
-    /// The `K` and `N` it was made with.
+    /// The `K`, `N` and word rule it was made with.
     pub fn params(&self) -> Params {
         self.fingerprint.params
     }

@@ -48,15 +48,18 @@ pub enum Error {
     SignatureHex(String),
     /// More documents than `u32` document numbers can count.
     TooManyDocuments(u64),
-    /// Documents of one run fingerprinted with different `K` or `N`.
+    /// Documents of one run fingerprinted with different `K`, `N` or
+    /// word rule.
     MixedParams {
         /// The document whose parameters differ.
         doc: u64,
-        /// Its `(K, N)`.
-        got: (u64, u64),
-        /// The run's `(K, N)`.
-        want: (u64, u64),
+        /// Its parameters.
+        got: crate::Params,
+        /// The run's.
+        want: crate::Params,
     },
+    /// A word rule that is neither `space` nor `script`, as written.
+    WordRule(String),
     /// A text too long for evidence: `explain` indexes words with 31 bits.
     TooManyWords(u64),
     /// A signature record (a `neardup sign` line) that does not hold
@@ -113,9 +116,11 @@ impl fmt::Display for Error {
             ),
             Error::MixedParams { doc, got, want } => write!(
                 f,
-                "document {doc} was signed with k={}, n={}, but this run uses k={}, n={}",
-                got.0, got.1, want.0, want.1
+                "document {doc} was signed with {got}, but this run uses {want}"
             ),
+            Error::WordRule(s) => {
+                write!(f, "words must be 'space' or 'script', got '{}'", Snippet(s))
+            }
             Error::TooManyWords(w) => write!(
                 f,
                 "a text of {w} words is too long for evidence (at most 2147483647)"

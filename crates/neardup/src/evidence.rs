@@ -156,7 +156,10 @@ impl Evidence {
 /// more than 4 GB): the automaton numbers its states with 32 bits.
 pub fn explain(a: &str, b: &str, params: Params) -> Result<Evidence, Error> {
     let k = params.k();
-    let (wa, wb) = (Words::new(a), Words::new(b));
+    let (wa, wb) = (
+        Words::with_rule(a, params.words()),
+        Words::with_rule(b, params.words()),
+    );
     within_word_limit(wa.len())?;
     within_word_limit(wb.len())?;
 
@@ -484,8 +487,8 @@ mod tests {
             // Nothing shared is missed: every marked shingle starts inside
             // a passage.
             let kk = kk as usize;
-            let in_b: std::collections::HashSet<&str> = shingles(wb.normalized(), kk).collect();
-            for (j, s) in shingles(wa.normalized(), kk).enumerate() {
+            let in_b: std::collections::HashSet<&str> = shingles(wb.word_text(), kk).collect();
+            for (j, s) in shingles(wa.word_text(), kk).enumerate() {
                 if in_b.contains(s) {
                     prop_assert!(shared_a[j]);
                 }

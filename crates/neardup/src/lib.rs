@@ -5,7 +5,7 @@
 // (a prefetch, and huge pages for a large table).
 #![deny(unsafe_code)]
 
-// The spec pipeline (SPEC §1–§10), one module a step.
+// The spec pipeline (SPEC §1–§11), one module a step.
 mod distinct;
 pub mod normalize;
 mod params;
@@ -14,6 +14,7 @@ mod receipt;
 pub mod shingle;
 mod signature;
 mod verdict;
+mod word_rule;
 
 pub use normalize::{normalize, normalize_with, UNICODE_VERSION};
 pub use params::Params;
@@ -22,6 +23,7 @@ pub use receipt::{DocumentDigest, Mismatch, Receipt, Verification, ALGORITHM};
 pub use shingle::ShingleSet;
 pub use signature::{h0, Signature};
 pub use verdict::Verdict;
+pub use word_rule::WordRule;
 
 // Documents and comparisons: the owned values adapters hold.
 mod caveat;

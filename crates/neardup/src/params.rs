@@ -1,8 +1,11 @@
-//! `K` and `N`, valid by construction (SPEC, Parameters).
+//! `K`, `N` and the word rule, valid by construction (SPEC, Parameters).
 
-use crate::Error;
+use std::fmt;
 
-/// The shingle size `K` and the signature length `N` of one run.
+use crate::{Error, WordRule};
+
+/// The shingle size `K`, the signature length `N` and the [`WordRule`] of
+/// one run: everything that decides a receipt besides the texts.
 ///
 /// A `Params` can only hold values inside the ranges SPEC v1 allows, so code
 /// that receives one never re-checks them. Out-of-range values are refused,
@@ -14,12 +17,16 @@ use crate::Error;
 /// assert_eq!((p.k(), p.n()), (5, 128));
 /// assert!(Params::new(0, 128).is_err());
 /// assert!(Params::new(5, 300).is_err());
+/// let script = p.with_words(neardup::WordRule::Script);
+/// assert_eq!(script.to_string(), "k=5, n=128, words=script");
+/// assert_eq!(p.to_string(), "k=5, n=128");
 /// # Ok::<(), neardup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Params {
     k: u8,
     n: u16,
+    words: WordRule,
 }
 
 impl Params {
@@ -27,10 +34,15 @@ impl Params {
     pub const K_RANGE: std::ops::RangeInclusive<u64> = 1..=64;
     /// Smallest and largest number of permutations.
     pub const N_RANGE: std::ops::RangeInclusive<u64> = 16..=256;
-    /// `K = 5`, `N = 128`.
-    pub const DEFAULT: Params = Params { k: 5, n: 128 };
+    /// `K = 5`, `N = 128`, words split on spaces (SPEC v1).
+    pub const DEFAULT: Params = Params {
+        k: 5,
+        n: 128,
+        words: WordRule::Space,
+    };
 
-    /// Checks `k` and `n` against the spec's ranges.
+    /// Checks `k` and `n` against the spec's ranges; words split on
+    /// spaces ([`Params::with_words`] picks the other rule).
     ///
     /// Takes `u64` so that callers parsing user input can pass any value they
     /// read and get the spec's own error message for it.
@@ -44,7 +56,23 @@ impl Params {
         Ok(Params {
             k: k as u8,
             n: n as u16,
+            words: WordRule::Space,
         })
+    }
+
+    /// The same `K` and `N` with the word rule `words`.
+    pub fn with_words(self, words: WordRule) -> Params {
+        Params { words, ..self }
+    }
+
+    /// The word rule.
+    pub fn words(self) -> WordRule {
+        self.words
+    }
+
+    /// The algorithm id its receipts carry.
+    pub fn algorithm(self) -> &'static str {
+        self.words.algorithm()
     }
 
     /// The shingle size `K`, in words.
@@ -55,6 +83,18 @@ impl Params {
     /// The number of permutations `N`.
     pub fn n(self) -> usize {
         usize::from(self.n)
+    }
+}
+
+/// `k=5, n=128`, with `, words=script` for the script rule: how errors
+/// and notes name a run's parameters.
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "k={}, n={}", self.k, self.n)?;
+        if self.words != WordRule::Space {
+            write!(f, ", words={}", self.words)?;
+        }
+        Ok(())
     }
 }
 

@@ -4,9 +4,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{compare, Digest, Error, Fingerprint, Params, Verdict};
+use crate::{compare, Digest, Error, Fingerprint, Params, Verdict, WordRule};
 
-/// The algorithm name a v1 receipt carries.
+/// The algorithm name a v1 receipt carries (words split on spaces; the
+/// script rule's is [`crate::WordRule::algorithm`]).
 pub const ALGORITHM: &str = "kar-shingle-minhash-v1";
 
 /// What a receipt records of one document.
@@ -46,7 +47,7 @@ impl From<&Fingerprint> for DocumentDigest {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Receipt {
-    /// `k` and `n`.
+    /// `k`, `n`, and the word rule, which the algorithm id names.
     pub params: Params,
     /// Document A, then document B: the order matters.
     pub documents: [DocumentDigest; 2],
@@ -63,8 +64,8 @@ impl Receipt {
         if a.params != b.params {
             return Err(Error::MixedParams {
                 doc: 1,
-                got: (b.params.k() as u64, b.params.n() as u64),
-                want: (a.params.k() as u64, a.params.n() as u64),
+                got: b.params,
+                want: a.params,
             });
         }
         Ok(Receipt::of_same(a, b))
@@ -124,8 +125,8 @@ impl Receipt {
     }
 
     /// Verifies this (claimed) receipt against the texts `a` and `b`
-    /// (SPEC §10): recomputes their receipt with this receipt's own `k` and
-    /// `n`, and lists every field that differs, plus the receipt hash when
+    /// (SPEC §10): recomputes their receipt with this receipt's own `k`,
+    /// `n` and algorithm (word rule), and lists every field that differs, plus the receipt hash when
     /// the caller expects one.
     pub fn verify(&self, a: &str, b: &str, expected_sha256: Option<&Digest>) -> Verification {
         self.check(&compare(a, b, self.params).receipt, expected_sha256)
@@ -339,7 +340,7 @@ struct Envelope {
 impl From<&Receipt> for Wire {
     fn from(r: &Receipt) -> Wire {
         Wire {
-            algorithm: ALGORITHM.to_owned(),
+            algorithm: r.params.algorithm().to_owned(),
             documents: r
                 .documents
                 .iter()
@@ -362,23 +363,26 @@ impl Wire {
     /// (`receipt.` inside an envelope).
     fn check(self, at: &str) -> Result<Receipt, Error> {
         let field = |name: &str| format!("{at}{name}");
-        if self.algorithm != ALGORITHM {
+        let Some(words) = WordRule::from_algorithm(&self.algorithm) else {
             return Err(malformed(
                 field("algorithm"),
                 format!(
-                    "unknown algorithm '{}', expected '{ALGORITHM}'",
-                    crate::error::Snippet(&self.algorithm)
+                    "unknown algorithm '{}', expected '{}' or '{}'",
+                    crate::error::Snippet(&self.algorithm),
+                    WordRule::Space.algorithm(),
+                    WordRule::Script.algorithm(),
                 ),
             ));
-        }
+        };
         if !Params::K_RANGE.contains(&self.k) {
             return Err(malformed(
                 field("k"),
                 Error::ShingleSize(self.k).to_string(),
             ));
         }
-        let params =
-            Params::new(self.k, self.n).map_err(|e| malformed(field("n"), e.to_string()))?;
+        let params = Params::new(self.k, self.n)
+            .map_err(|e| malformed(field("n"), e.to_string()))?
+            .with_words(words);
         let matches = match self.matches {
             Some(m) if m > self.n => {
                 return Err(malformed(

@@ -175,8 +175,8 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
         let got = input.documents[d].fingerprint.params;
         return Err(Error::MixedParams {
             doc: d as u64,
-            got: (got.k() as u64, got.n() as u64),
-            want: (params.k() as u64, params.n() as u64),
+            got,
+            want: params,
         });
     }
     let base =
@@ -193,7 +193,7 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
             len as u32,
             input.refs,
             input.pairs,
-            (params.k(), base.as_ref()),
+            (params, base.as_ref()),
             |d| pair::text(input, d),
         )?),
         false => None,
@@ -308,7 +308,11 @@ fn settings(out: &mut String, input: &Input<'_>) {
             out.push_str("; ");
         }
         esc(out, b.name);
-        let _ = write!(out, " ({} words)", Words::new(b.text).len());
+        let _ = write!(
+            out,
+            " ({} words)",
+            Words::with_rule(b.text, input.settings.params.words()).len()
+        );
     }
     let _ = write!(
         out,

@@ -111,8 +111,8 @@ pub fn check(fingerprints: &[Fingerprint], refs: u32, plan: &Plan) -> Result<(),
             let got = fingerprints[doc].params;
             Err(Error::MixedParams {
                 doc: doc as u64,
-                got: (got.k() as u64, got.n() as u64),
-                want: (want.k() as u64, want.n() as u64),
+                got,
+                want,
             })
         }
     }

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry as Entry_;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::{Backend, Containment};
+use crate::{Backend, Containment, WordRule};
 
 /// Iterates over the shingles of a normalized text, in order, duplicates
 /// included: `words[j..j+k].join(" ")` for `j = 0 ..= W-k`.
@@ -61,6 +61,10 @@ pub struct ShingleSet<'a> {
     /// Borrowed for a one-off comparison; owned by a [`crate::Doc`], which
     /// a binding holds without a lifetime.
     normalized: Cow<'a, str>,
+    /// The word text ([`WordRule::word_text`]) when it is not the
+    /// normalized text itself: the text the shingles are slices of.
+    spaced: Option<String>,
+    words: WordRule,
     k: usize,
     /// The backend that hashed the shingles, which signs them too
     /// ([`crate::Fingerprint::of_set`]): one choice covers a document.
@@ -146,12 +150,48 @@ impl<'a> ShingleSet<'a> {
     /// ([`ShingleSet::backend`]) so that its signature is computed on the
     /// same one.
     pub fn with_backend(normalized: &'a str, k: usize, backend: Backend) -> ShingleSet<'a> {
-        ShingleSet::build(Cow::Borrowed(normalized), k, backend)
+        ShingleSet::with_words(normalized, k, WordRule::Space, backend)
     }
 
     /// [`ShingleSet::with_backend`] of a normalized text it keeps.
     pub fn owned(normalized: String, k: usize, backend: Backend) -> ShingleSet<'static> {
-        ShingleSet::build(Cow::Owned(normalized), k, backend)
+        ShingleSet::with_words(normalized, k, WordRule::Space, backend)
+    }
+
+    /// The distinct `k`-shingles of `normalized`'s words under `words`
+    /// (SPEC §2, or §11's script words), borrowing or keeping the text.
+    ///
+    /// ```
+    /// use neardup::{Backend, ShingleSet, WordRule};
+    /// let s = ShingleSet::with_words("你好世界 ok", 2, WordRule::Script, Backend::detect());
+    /// assert_eq!(s.normalized(), "你好世界 ok");
+    /// assert_eq!(s.word_text(), "你 好 世 界 ok");
+    /// assert_eq!(s.len(), 4);
+    /// assert_eq!(ShingleSet::new("你好世界 ok", 2).len(), 1);
+    /// ```
+    pub fn with_words(
+        normalized: impl Into<Cow<'a, str>>,
+        k: usize,
+        words: WordRule,
+        backend: Backend,
+    ) -> ShingleSet<'a> {
+        let normalized = normalized.into();
+        let spaced = match words.word_text(&normalized) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(spaced) => Some(spaced),
+        };
+        ShingleSet::build(normalized, spaced, words, k, backend)
+    }
+
+    /// The word rule the shingles were cut with.
+    pub fn words(&self) -> WordRule {
+        self.words
+    }
+
+    /// The text the shingles are slices of: the normalized text, or its
+    /// script word text ([`WordRule::word_text`]).
+    pub fn word_text(&self) -> &str {
+        self.spaced.as_deref().unwrap_or(&self.normalized)
     }
 
     /// The shingle size `K`, in words.
@@ -159,13 +199,19 @@ impl<'a> ShingleSet<'a> {
         self.k
     }
 
-    /// The normalized text the shingles are slices of.
+    /// The normalized text (SPEC §1), whose SHA-256 a receipt records.
     pub fn normalized(&self) -> &str {
         &self.normalized
     }
 
-    fn build(normalized: Cow<'a, str>, k: usize, backend: Backend) -> ShingleSet<'a> {
-        let text: &str = &normalized;
+    fn build(
+        normalized: Cow<'a, str>,
+        spaced: Option<String>,
+        words: WordRule,
+        k: usize,
+        backend: Backend,
+    ) -> ShingleSet<'a> {
+        let text: &str = spaced.as_deref().unwrap_or(&normalized);
         let k = k.max(1);
         let total = shingle_count(text.as_bytes(), k);
         let bits = (total / PARTITION)
@@ -201,6 +247,8 @@ impl<'a> ShingleSet<'a> {
 
         let mut set = ShingleSet {
             normalized,
+            spaced,
+            words,
             k,
             backend,
             distinct: Vec::with_capacity(total),
@@ -253,7 +301,7 @@ impl<'a> ShingleSet<'a> {
 
     /// The text of an entry.
     fn text(&self, e: Entry) -> &str {
-        let rest = &self.normalized[e.start()..];
+        let rest = &self.word_text()[e.start()..];
         let len = e.len().unwrap_or_else(|| {
             let end = memchr::memchr_iter(b' ', rest.as_bytes()).nth(self.k - 1);
             end.unwrap_or(rest.len())
@@ -503,6 +551,8 @@ mod tests {
     fn equal_keys_with_different_strings_stay_apart() {
         let mut set = ShingleSet {
             normalized: "a b a c".into(),
+            spaced: None,
+            words: WordRule::Space,
             k: 1,
             backend: Backend::portable(),
             distinct: Vec::new(),

@@ -49,6 +49,12 @@ pub struct Signer {
     /// With [`Signer::keeping_keys`], each signed document's distinct
     /// shingle keys, in the order `out` gets the fingerprints.
     kept: Option<Vec<Vec<u64>>>,
+    /// Under the script rule: a waiting document's word text, built here
+    /// before it replaces the normalized text in `normalized`...
+    spaced: Vec<u8>,
+    /// ... and that document's own digest, of the normalized text, by its
+    /// place among the waiting documents.
+    own: Vec<(usize, Digest)>,
 }
 
 /// The documents waiting are hashed once they hold this many shingles:
@@ -88,6 +94,8 @@ impl Signer {
             first: Vec::new(),
             hashes: Vec::new(),
             kept: None,
+            spaced: Vec::new(),
+            own: Vec::new(),
         }
     }
 
@@ -145,6 +153,17 @@ impl Signer {
     fn push(&mut self, text: &str, out: &mut Vec<Fingerprint>) {
         let start = self.normalized.len();
         self.backend.normalize_into(text, &mut self.normalized);
+        // Under the script rule, the word text takes the normalized text's
+        // place, and the digest of the normalized text is kept aside.
+        self.spaced.clear();
+        let own = (self.params.words())
+            .write_word_text(&self.normalized[start..], &mut self.spaced)
+            .then(|| {
+                let digest = Digest::of(&self.normalized[start..]);
+                self.normalized.truncate(start);
+                self.normalized.extend_from_slice(&self.spaced);
+                digest
+            });
         let normalized = &self.normalized[start..];
         let k = self.params.k();
         // More than LARGE shingles needs more than LARGE one-byte words
@@ -166,7 +185,7 @@ impl Signer {
             let (shingles, signature) = self.sign_large(start, total);
             out.push(Fingerprint {
                 params: self.params,
-                normalized_sha256: Digest::of(&self.normalized[start..]),
+                normalized_sha256: own.unwrap_or_else(|| Digest::of(&self.normalized[start..])),
                 shingles,
                 signature,
             });
@@ -184,6 +203,9 @@ impl Signer {
                 (start + s, start + e)
             });
             self.spans.extend(shingles);
+        }
+        if let Some(digest) = own {
+            self.own.push((self.texts.len(), digest));
         }
         self.texts.push((start, start + len));
         self.ends.push(self.spans.len());
@@ -275,6 +297,9 @@ impl Signer {
         self.digests.clear();
         self.backend
             .digests(&self.normalized, &self.texts, &mut self.digests);
+        for (i, digest) in self.own.drain(..) {
+            self.digests[i] = digest;
+        }
         let mut from = 0;
         for (&digest, &to) in self.digests.iter().zip(&self.ends) {
             let (keys, spans) = (&self.keys[from..to], &self.spans[from..to]);
@@ -359,6 +384,41 @@ mod tests {
             out.extend(copy);
         }
         out.join(" ")
+    }
+
+    /// Under the script rule the word text replaces the normalized text in
+    /// the batch, small and large documents alike; the digest stays the
+    /// normalized text's.
+    #[test]
+    fn script_words_small_and_large() {
+        let han: Vec<char> = ('\u{4e00}'..='\u{56b7}').collect();
+        let big: String = (0..Signer::LARGE + 2_000)
+            .map(|i| han[(i * 7919) % han.len()])
+            .collect();
+        let texts = [
+            "中文文本 mixed with words 和汉字".to_owned(),
+            big,
+            "plain latin text only here".to_owned(),
+            "".to_owned(),
+            "ภาษาไทยไม่มีช่องว่าง".to_owned(),
+        ];
+        let p = Params::DEFAULT.with_words(crate::WordRule::Script);
+        for backend in Backend::supported() {
+            let mut signer = Signer::new(p, backend).keeping_keys();
+            let got = signer.sign_all_with_keys(texts.iter().map(String::as_str));
+            for ((fp, mut keys), text) in got.into_iter().zip(&texts) {
+                let doc = Doc::with_backend(text, p, Backend::portable());
+                assert_eq!(&fp, doc.fingerprint(), "{backend:?}");
+                assert_eq!(
+                    fp.normalized_sha256,
+                    Digest::of(crate::normalize(text).as_bytes())
+                );
+                keys.sort_unstable();
+                assert_eq!(keys, doc.shingles().keys());
+            }
+        }
+        let space = Signer::new(Params::DEFAULT, Backend::detect()).sign(&texts[1]);
+        assert_eq!(space.shingles, 0, "one long word without script words");
     }
 
     /// Documents over [`Signer::LARGE`] shingles take their own path in the

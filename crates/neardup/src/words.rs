@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use crate::normalize::{self, is_whitespace};
+use crate::WordRule;
 
 /// A text's normalized words (SPEC §1–§2), with, for each word, the byte
 /// range of the original text it was normalized from.
@@ -22,7 +23,7 @@ use crate::normalize::{self, is_whitespace};
 /// ```
 /// use neardup::Words;
 /// let w = Words::new("  İs\r\nTHIS\u{feff}ΟΔΟΣ ");
-/// assert_eq!(w.normalized(), "i̇s this οδος");
+/// assert_eq!(w.word_text(), "i̇s this οδος");
 /// assert_eq!(w.len(), 3);
 /// assert_eq!(w.word(0), "i\u{307}s");
 /// assert_eq!(w.original(0), 2..5); // "İs": İ is two bytes
@@ -40,16 +41,43 @@ pub struct Words {
 }
 
 impl Words {
-    /// Normalizes `text` and maps its words back to it.
+    /// Normalizes `text` and maps its words (split on spaces) back to it.
     pub fn new(text: &str) -> Words {
-        let normalized = normalize::normalize(text);
+        Words::with_rule(text, WordRule::Space)
+    }
+
+    /// Normalizes `text` and maps its words under `rule` back to it. Under
+    /// [`WordRule::Script`] a code point of the table is a word of its
+    /// own, in the normalized text and in the original alike: lowercasing
+    /// maps no code point into or out of the table (a test checks every
+    /// `char`).
+    ///
+    /// ```
+    /// use neardup::{WordRule, Words};
+    /// let w = Words::with_rule("Ab你好 c", WordRule::Script);
+    /// assert_eq!(w.word_text(), "ab 你 好 c");
+    /// assert_eq!(w.original(1), 2..5);
+    /// assert_eq!(w.original_span(0..3), 0..8);
+    /// ```
+    pub fn with_rule(text: &str, rule: WordRule) -> Words {
+        let mut normalized = normalize::normalize(text);
+        let spaced = match rule.word_text(&normalized) {
+            std::borrow::Cow::Borrowed(_) => false,
+            std::borrow::Cow::Owned(spaced) => {
+                normalized = spaced;
+                true
+            }
+        };
         let mut starts = Vec::with_capacity(normalized.len() / 5 + 2);
         if !normalized.is_empty() {
             starts.push(0);
             starts.extend(spaces(&normalized).map(|i| i + 1));
         }
         starts.push(normalized.len() + 1);
-        let original = runs(text);
+        let mut original = runs(text);
+        if spaced {
+            original = split_script(text, original);
+        }
         // Holds for every text; see the type's documentation and the
         // `no_char_moves_a_word_boundary` test.
         assert_eq!(
@@ -64,8 +92,10 @@ impl Words {
         }
     }
 
-    /// The normalized text, exactly [`crate::normalize()`]'s output.
-    pub fn normalized(&self) -> &str {
+    /// The word text: the normalized text ([`crate::normalize()`]'s
+    /// output) as the rule's words joined by single spaces; under
+    /// [`WordRule::Space`], the normalized text itself.
+    pub fn word_text(&self) -> &str {
         &self.normalized
     }
 
@@ -113,6 +143,29 @@ fn spaces(normalized: &str) -> impl Iterator<Item = usize> + '_ {
         .bytes()
         .enumerate()
         .filter_map(|(i, b)| (b == b' ').then_some(i))
+}
+
+/// `runs` cut further so that every code point of the script table is a
+/// range of its own.
+fn split_script(text: &str, runs: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let mut out = Vec::with_capacity(runs.len() * 2);
+    for run in runs {
+        let mut start = run.start;
+        for (i, c) in text[run.clone()].char_indices() {
+            if WordRule::is_script_char(c) {
+                let at = run.start + i;
+                if start < at {
+                    out.push(start..at);
+                }
+                start = at + c.len_utf8();
+                out.push(at..start);
+            }
+        }
+        if start < run.end {
+            out.push(start..run.end);
+        }
+    }
+    out
 }
 
 /// The byte ranges of the maximal runs of non-whitespace characters.
@@ -174,11 +227,22 @@ mod tests {
     }
 
     #[test]
+    fn script_words_map_back_to_the_original() {
+        let text = "ＡＢ漢字\u{3000}ÀBC日本 x";
+        let w = Words::with_rule(text, WordRule::Script);
+        assert_eq!(w.word_text(), "ａｂ 漢 字 àbc 日 本 x");
+        let originals: Vec<&str> = (0..w.len()).map(|i| &text[w.original(i)]).collect();
+        assert_eq!(originals, ["ＡＢ", "漢", "字", "ÀBC", "日", "本", "x"]);
+        assert_eq!(w.join(1..3), "漢 字");
+        assert_eq!(Words::new(text).len(), 3);
+    }
+
+    #[test]
     fn empty_and_blank() {
         for text in ["", " \u{3000}\u{feff}\r\n"] {
             let w = Words::new(text);
             assert!(w.is_empty());
-            assert_eq!(w.normalized(), "");
+            assert_eq!(w.word_text(), "");
         }
     }
 

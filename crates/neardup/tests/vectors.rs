@@ -2,7 +2,8 @@
 //! `../shared/vectors`), run through the core library.
 
 use neardup::{
-    compare, compare_with, normalize, permutations, Backend, Comparison, Params, Receipt,
+    compare, compare_with, normalize, permutations, Backend, Comparison, Doc, Params, Receipt,
+    Signer,
 };
 use neardup_vectors::CompareCase;
 
@@ -37,11 +38,25 @@ fn normalize_cases() {
 /// default entry point ([`compare`], on [`Backend::detect`]) runs them too.
 #[test]
 fn compare_cases_on_every_backend() {
-    let cases = neardup_vectors::compare_cases();
+    let mut cases = neardup_vectors::compare_cases();
     assert!(cases.len() > 20);
+    cases.extend(neardup_vectors::script_compare_cases());
     for name in Backend::ALL {
         match Backend::from_name(name) {
-            Some(backend) => compare_cases(&cases, name, |a, b, p| compare_with(a, b, p, backend)),
+            Some(backend) => {
+                compare_cases(&cases, name, |a, b, p| compare_with(a, b, p, backend));
+                // The batch signer and the owned document, each on this
+                // backend, give the same fingerprints.
+                compare_cases(&cases, &format!("{name} signer"), |a, b, p| {
+                    let fps = Signer::new(p, backend).sign_all([a, b]);
+                    let docs = [a, b].map(|t| Doc::with_backend(t, p, backend));
+                    for ((fp, doc), text) in fps.iter().zip(&docs).zip([a, b]) {
+                        assert_eq!(fp, doc.fingerprint());
+                        assert_eq!(doc.normalized(), normalize(text));
+                    }
+                    Comparison::of(&docs[0], &docs[1]).unwrap()
+                });
+            }
             None => eprintln!("note: this CPU cannot run the {name} backend; skipped"),
         }
     }
@@ -56,7 +71,9 @@ fn compare_cases(
     for case in cases {
         let name = &format!("{} [{backend}]", case.name);
         let (a, b) = (&case.a.text, &case.b.text);
-        let params = Params::new(case.k, case.n).unwrap();
+        let params = Params::new(case.k, case.n)
+            .unwrap()
+            .with_words(case.words.parse().unwrap());
         let want = &case.expected;
         let got = compare(a, b, params);
 

@@ -32,10 +32,13 @@ impl Row {
         );
         let receipt = Receipt::new(da.fingerprint, db.fingerprint)?;
         let (ta, tb) = (text(input, pair.a)?, text(input, pair.b)?);
-        let (wa, wb) = (Words::new(ta), Words::new(tb));
+        let (wa, wb) = (
+            Words::with_rule(ta, params.words()),
+            Words::with_rule(tb, params.words()),
+        );
         let k = params.k();
         let containment =
-            ShingleSet::new(wa.normalized(), k).containment(&ShingleSet::new(wb.normalized(), k));
+            ShingleSet::new(wa.word_text(), k).containment(&ShingleSet::new(wb.word_text(), k));
         let outside = mark(&wa, &wb, base, k).outside();
         Ok(Row {
             pair,
@@ -151,7 +154,10 @@ pub(crate) fn section(
         input.documents[b as usize].name,
     );
     let (ta, tb) = (text(input, a)?, text(input, b)?);
-    let (wa, wb) = (Words::new(ta), Words::new(tb));
+    let (wa, wb) = (
+        Words::with_rule(ta, params.words()),
+        Words::with_rule(tb, params.words()),
+    );
     let marks = mark(&wa, &wb, base, k);
     let evidence = crate::explain(ta, tb, params)?;
     let verdict = row.receipt.verdict.as_str();

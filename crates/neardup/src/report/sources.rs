@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::html::{escaped, pct};
 use super::Input;
 use crate::scan::Pair;
-use crate::{mark, Base, Error, Mark, Words};
+use crate::{mark, Base, Error, Mark, Params, Words};
 
 /// One row of the submissions table: a submission and what the sources
 /// hold of it.
@@ -43,18 +43,19 @@ impl Submission {
 /// submission (documents `refs..documents`), those paired with a source
 /// first, by the share of their words found in any source, highest first
 /// (decided in integers); then the others, in input order. A word is
-/// found when it is [`Mark::Shared`] with some source ([`mark`], `k`
-/// words a shingle, `base` set aside). `text` gives a document's text,
+/// found when it is [`Mark::Shared`] with some source ([`mark`], with
+/// `params`' `K` and word rule, `base` set aside). `text` gives a document's text,
 /// which every document of a pair between a source and a submission
 /// needs. The report's table and the page's are this one.
 ///
 /// ```
 /// use neardup::report::submissions;
 /// use neardup::scan::Pair;
+/// use neardup::Params;
 /// let texts = ["one two three four five six", "one two three four seven eight", "nine ten"];
 /// // Document 0 is the source; 1 and 2 are submissions, 1 paired with it.
 /// let pairs = [Pair::new(0, 1, None)];
-/// let rows = submissions(3, 1, &pairs, (2, None), |d| Ok(texts[d as usize]))?;
+/// let rows = submissions(3, 1, &pairs, (Params::new(2, 128)?, None), |d| Ok(texts[d as usize]))?;
 /// assert_eq!((rows[0].doc, rows[0].found), (1, Some((4, 6))));
 /// assert_eq!(rows[0].parts, [(0, 4)]);
 /// assert_eq!(rows[0].share(4).as_deref(), Some("66.7%"));
@@ -68,7 +69,7 @@ pub fn submissions<'t>(
     documents: u32,
     refs: u32,
     pairs: &[Pair],
-    (k, base): (usize, Option<&Base>),
+    (params, base): (Params, Option<&Base>),
     text: impl Fn(u32) -> Result<&'t str, Error>,
 ) -> Result<Vec<Submission>, Error> {
     let mut sources: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
@@ -89,15 +90,15 @@ pub fn submissions<'t>(
             });
             continue;
         };
-        let mine = Words::new(text(doc)?);
+        let mine = Words::with_rule(text(doc)?, params.words());
         let mut any = vec![false; mine.len()];
         let mut parts = Vec::with_capacity(paired.len());
         for &s in paired {
             let theirs = match words_of.entry(s) {
                 Entry::Occupied(e) => e.into_mut(),
-                Entry::Vacant(e) => e.insert(Words::new(text(s)?)),
+                Entry::Vacant(e) => e.insert(Words::with_rule(text(s)?, params.words())),
             };
-            let marks = mark(&mine, theirs, base, k);
+            let marks = mark(&mine, theirs, base, params.k());
             let mut part = 0;
             for (seen, m) in any.iter_mut().zip(&marks.a) {
                 if *m == Mark::Shared {
