@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::{Args, Parser, Subcommand};
-use neardup::{Backend, Params, Threshold};
+use neardup::{Backend, Params, Threshold, WordRule};
 
 /// The notes under every `--help`. Built at run time only for the backend
 /// names, so that the list cannot fall behind [`Backend::ALL`].
@@ -167,6 +167,9 @@ pub struct IndexAddArgs {
     /// Refuse to run unless the index has this N.
     #[arg(short = 'n', long = "n", value_name = "N")]
     pub n: Option<u64>,
+    /// Refuse to run unless the index has this word rule (space or script).
+    #[arg(long, value_name = "RULE", value_parser = parse_words)]
+    pub words: Option<WordRule>,
     #[command(flatten)]
     pub docs: IndexDocArgs,
 }
@@ -248,7 +251,8 @@ impl ReadArgs {
     }
 }
 
-/// Shingle size and signature length (SPEC: K 1..=64, N 16..=256).
+/// Shingle size, signature length (SPEC: K 1..=64, N 16..=256) and the
+/// word rule.
 #[derive(Debug, Args, Clone, Copy)]
 pub struct ParamArgs {
     /// Shingle size K, in words (1..=64).
@@ -257,6 +261,23 @@ pub struct ParamArgs {
     /// Number of permutations N, the signature length (16..=256).
     #[arg(short = 'n', long = "n", value_name = "N", default_value_t = Params::DEFAULT.n() as u64)]
     pub n: u64,
+    /// Words: space (SPEC §2, kar-shingle-minhash-v1) splits on whitespace;
+    /// script (§11, kar-script-shingle-minhash-v1) also makes every Han,
+    /// kana, Thai, Lao, Khmer, Myanmar and Yi character a word, so that
+    /// Chinese, Japanese and Thai compare.
+    #[arg(long, value_name = "RULE", default_value = "space", value_parser = parse_words)]
+    pub words: WordRule,
+}
+
+impl ParamArgs {
+    /// The checked parameters.
+    pub fn params(&self) -> Result<Params, neardup::Error> {
+        Ok(Params::new(self.k, self.n)?.with_words(self.words))
+    }
+}
+
+fn parse_words(s: &str) -> Result<WordRule, String> {
+    s.parse().map_err(|e: neardup::Error| e.to_string())
 }
 
 /// How text files are read.

@@ -15,7 +15,7 @@ use neardup_corpus::text::{at_most_one_stdin, display_name, read_document};
 
 pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
-    let params = Params::new(args.params.k, args.params.n)?;
+    let params = args.params.params()?;
     at_most_one_stdin([args.a.as_path(), args.b.as_path()])?;
     if !args.report.base.is_empty() && args.report.report.is_none() && !args.explain.explain {
         anyhow::bail!("--base sets a base text aside in --report and --explain: give one of them");
@@ -147,7 +147,7 @@ fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {
          \x20 similarity  {similarity}\n\
          \x20 jaccard     {jaccard} exact, over distinct shingles\n\
          \x20 containment {containment}, exact, not part of the receipt\n\
-         \x20 shingles    A {sa} distinct, B {sb} distinct (k = {k})\n\
+         \x20 shingles    A {sa} distinct, B {sb} distinct (k = {k}{words})\n\
          \x20 receipt     {hash}\n\
          \x20 elapsed     {elapsed_ms:.1} ms (not part of the receipt)\n\
          {contained}",
@@ -159,6 +159,10 @@ fn human(c: &Comparison, names: &[String; 2], elapsed_ms: f64) -> String {
         sa = r.documents[0].shingles,
         sb = r.documents[1].shingles,
         k = r.params.k(),
+        words = match r.params.words() {
+            neardup::WordRule::Space => "",
+            neardup::WordRule::Script => ", script words",
+        },
         hash = r.sha256(),
     )
 }

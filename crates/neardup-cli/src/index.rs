@@ -80,7 +80,7 @@ pub fn run(command: &IndexCommand, backend: Backend) -> Result<()> {
 /// made, so that bad input leaves nothing behind; a failure after it
 /// removes the directory it made.
 fn create(args: &IndexCreateArgs, backend: Backend) -> Result<()> {
-    let params = Params::new(args.params.k, args.params.n)?;
+    let params = args.params.params()?;
     let plan = crate::scan::plan(params, &args.plan)?;
     let existed = args.index.exists();
     let mut made = false;
@@ -264,6 +264,12 @@ fn check_settings(args: &IndexAddArgs, plan: &Plan, dir: &Path) -> Result<()> {
     if let Some(n) = args.n.filter(|&n| n != p.n() as u64) {
         return Err(mismatch(format!("-n {n}"), format!("n={}", p.n())));
     }
+    if let Some(w) = args.words.filter(|&w| w != p.words()) {
+        return Err(mismatch(
+            format!("--words {w}"),
+            format!("words={}", p.words()),
+        ));
+    }
     Ok(())
 }
 
@@ -316,8 +322,8 @@ fn info_text(info: &neardup_index::Info) -> String {
     let _ = writeln!(s, "documents   {} ({} banded)", info.documents, info.banded);
     let _ = writeln!(
         s,
-        "params      k={} n={} threshold {}",
-        info.k, info.n, info.threshold
+        "params      k={} n={} words={} threshold {}",
+        info.k, info.n, info.words, info.threshold
     );
     let miss = match info.recall {
         "exact" => "recall exact: no pair at or over the threshold is missed".to_owned(),

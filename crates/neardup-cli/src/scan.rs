@@ -48,7 +48,7 @@ fn options(args: &ScanArgs) -> neardup_scan::Options {
 
 pub fn run(args: &ScanArgs, backend: Backend) -> Result<()> {
     let start = Instant::now();
-    let params = Params::new(args.params.k, args.params.n)?;
+    let params = args.params.params()?;
     let plan = plan(params, &args.plan)?;
     let options = options(args);
     let mut builder = rayon::ThreadPoolBuilder::new();

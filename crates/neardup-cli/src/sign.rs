@@ -14,7 +14,7 @@ use crate::output::Sink;
 use crate::progress;
 
 pub fn run(args: &SignArgs, backend: Backend) -> Result<()> {
-    let params = Params::new(args.params.k, args.params.n)?;
+    let params = args.params.params()?;
     let mut sink = Sink::create(args.output.as_deref())?;
     match &args.jsonl {
         Some(path) => sign_corpus(path, args, params, backend, &mut sink)?,

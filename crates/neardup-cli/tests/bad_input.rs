@@ -227,7 +227,7 @@ fn signature_files_that_do_not_hold_together_are_refused() {
     refused(
         root,
         &["mixed.jsonl"],
-        "'mixed.jsonl': line 2: signed with k=3, n=128, but this scan uses k=5, n=128",
+        "'mixed.jsonl': line 2: signed with k=3, n=128, words=space, but this scan uses k=5, n=128, words=space",
     );
     let n64 = signed(root, &["-n", "64"]);
     d.write("a.jsonl", format!("{}\n", lines[0]));
@@ -235,7 +235,15 @@ fn signature_files_that_do_not_hold_together_are_refused() {
     refused(
         root,
         &["a.jsonl", "n64.jsonl"],
-        "'n64.jsonl': line 1: signed with k=5, n=64, but this scan uses k=5, n=128",
+        "'n64.jsonl': line 1: signed with k=5, n=64, words=space, but this scan uses k=5, n=128, words=space",
+    );
+    // Signatures of the two word rules never mix.
+    let script = signed(root, &["--words", "script"]);
+    d.write("script.jsonl", format!("{}\n", script[1]));
+    refused(
+        root,
+        &["a.jsonl", "script.jsonl"],
+        "'script.jsonl': line 1: signed with k=5, n=128, words=script, but this scan uses k=5, n=128, words=space",
     );
     // Documents after signatures: a document line is no signature line.
     d.write(

@@ -16,7 +16,8 @@ const B: &str =
 
 #[test]
 fn every_compare_vector_through_the_binary() {
-    let cases = neardup_vectors::compare_cases();
+    let mut cases = neardup_vectors::compare_cases();
+    cases.extend(neardup_vectors::script_compare_cases());
     let dir = Dir::new();
     for case in &cases {
         let name = &case.name;
@@ -34,6 +35,8 @@ fn every_compare_vector_through_the_binary() {
             &k,
             "-n",
             &n,
+            "--words",
+            &case.words,
             "--receipt",
             &receipt,
             &a,
@@ -50,7 +53,8 @@ fn every_compare_vector_through_the_binary() {
             want.receipt_sha256,
             "{name}"
         );
-        // And the receipt verifies against the same files.
+        // And the receipt verifies against the same files, with the
+        // word rule its algorithm names.
         let v = neardup(&["verify", &receipt, &a, &b]);
         assert_eq!(v.status.code(), Some(0), "{name}: {}", stderr(&v));
     }

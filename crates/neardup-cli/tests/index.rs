@@ -284,7 +284,7 @@ fn bad_input_is_one_line_exit_2_and_the_index_unchanged() {
         ),
         (
             &["index", "add", "idx", "k3.jsonl"],
-            "signed with k=3, n=128, but this scan uses k=5, n=128",
+            "signed with k=3, n=128, words=space, but this scan uses k=5, n=128, words=space",
         ),
         (
             &["index", "query", "idx", "new.jsonl", "--only-new"],

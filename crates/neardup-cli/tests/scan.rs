@@ -312,7 +312,7 @@ fn signature_files_give_the_same_result_without_re_signing() {
     assert_error(
         &neardup_in(&root, &["scan", "k3.jsonl", "--pairs", "x.jsonl"]),
         2,
-        "'k3.jsonl': line 1: signed with k=3, n=128, but this scan uses k=5, n=128",
+        "'k3.jsonl': line 1: signed with k=3, n=128, words=space, but this scan uses k=5, n=128, words=space",
     );
     assert!(!root.join("x.jsonl").exists());
 }

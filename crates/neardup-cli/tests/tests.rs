@@ -19,3 +19,4 @@ mod index;
 mod odd_args;
 mod report;
 mod scan;
+mod script;

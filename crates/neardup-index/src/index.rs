@@ -35,6 +35,8 @@ pub struct Info {
     pub k: u32,
     /// Signature slots.
     pub n: u32,
+    /// The word rule: `space` or `script`.
+    pub words: &'static str,
     /// The threshold, as given.
     pub threshold: String,
     /// LSH bands.
@@ -120,7 +122,7 @@ impl Index {
         self.plan
     }
 
-    /// `K` and `N`.
+    /// `K`, `N` and the word rule.
     pub fn params(&self) -> Params {
         self.plan.params()
     }
@@ -217,6 +219,7 @@ impl Index {
             documents: self.manifest.docs,
             k: self.manifest.k,
             n: self.manifest.n,
+            words: self.params().words().name(),
             threshold: self.manifest.threshold.clone(),
             bands: self.manifest.bands,
             rows: self.manifest.rows,

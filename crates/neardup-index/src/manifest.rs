@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use neardup::scan::Plan;
-use neardup::{Params, Threshold};
+use neardup::{Params, Threshold, WordRule};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result, MANIFEST};
@@ -30,6 +30,10 @@ pub struct Manifest {
     pub k: u32,
     /// Signature slots.
     pub n: u32,
+    /// The word rule, `"script"` (SPEC §11); absent for space words, so
+    /// that an index of the default rule is written as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<String>,
     /// The threshold as a decimal (`"0.75"`), read exactly.
     pub threshold: String,
     /// LSH bands and rows: the banding every segment's band tables use.
@@ -70,6 +74,7 @@ impl Manifest {
             version: FORMAT_VERSION,
             k: params.k() as u32,
             n: params.n() as u32,
+            words: (params.words() != WordRule::Space).then(|| params.words().to_string()),
             threshold: plan.threshold().to_string(),
             bands: banding.bands() as u32,
             rows: banding.rows() as u32,
@@ -146,7 +151,11 @@ impl Manifest {
 
     /// The scan plan the index was built with.
     pub fn plan(&self) -> std::result::Result<Plan, neardup::Error> {
-        let params = Params::new(u64::from(self.k), u64::from(self.n))?;
+        let words = match &self.words {
+            None => WordRule::Space,
+            Some(w) => w.parse()?,
+        };
+        let params = Params::new(u64::from(self.k), u64::from(self.n))?.with_words(words);
         let threshold = Threshold::parse(&self.threshold)?;
         Plan::with_banding(params, threshold, self.bands as usize, self.rows as usize)
     }

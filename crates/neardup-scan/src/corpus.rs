@@ -422,7 +422,7 @@ fn id_hash(id: &str) -> u64 {
 }
 
 /// Reads one signature line back into a fingerprint, refusing another K or
-/// N than the scan's and any line whose parts disagree.
+/// N or word rule than the scan's and any line whose parts disagree.
 fn signature(r: &Record<'_>, params: Params) -> neardup_corpus::Result<(String, Fingerprint)> {
     use neardup_corpus::Error;
     let l = r.line()?;
@@ -433,11 +433,13 @@ fn signature(r: &Record<'_>, params: Params) -> neardup_corpus::Result<(String, 
         return Err(Error::line(
             n,
             format!(
-                "signed with k={}, n={}, but this scan uses k={}, n={} (pass -k/-n to match, or sign again)",
+                "signed with k={}, n={}, words={}, but this scan uses k={}, n={}, words={} (pass -k/-n/--words to match, or sign again)",
                 got.k(),
                 got.n(),
+                got.words(),
                 params.k(),
-                params.n()
+                params.n(),
+                params.words(),
             ),
         ));
     }
@@ -469,7 +471,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("line 3: signed with k=5, n=128, but this scan uses k=3"),
+            e.contains("line 3: signed with k=5, n=128, words=space, but this scan uses k=3"),
             "{e}"
         );
         let tampered = out.replacen("\"shingles\":3", "\"shingles\":4", 1);

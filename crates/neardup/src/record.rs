@@ -4,14 +4,16 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::{Digest, Error, Fingerprint, Params, Signature};
+use crate::{Digest, Error, Fingerprint, Params, Signature, WordRule};
 
 /// One signed document: its id as JSON text and its fingerprint.
 ///
 /// The line is `{"id": ID, "k", "n", "normalized_sha256", "shingles",
 /// "signature", "signature_sha256"}` (`"path"` instead of `"id"` from `sign
 /// FILE...`), with `signature` the 8·N hex digits of SPEC §9 and both
-/// signature fields `null` for a text of fewer than K words.
+/// signature fields `null` for a text of fewer than K words. A record of
+/// SPEC §11's script words has `"words":"script"` after `n`; one of space
+/// words has no `words`, as before the rule existed.
 ///
 /// ```
 /// use neardup::{Fingerprint, Params, SignatureRecord};
@@ -20,6 +22,12 @@ use crate::{Digest, Error, Fingerprint, Params, Signature};
 /// SignatureRecord::write(&mut line, "id", "\"doc-1\"", &fp);
 /// let back = SignatureRecord::parse(line.trim_end().as_bytes())?;
 /// assert_eq!((back.id.as_str(), &back.fingerprint), ("\"doc-1\"", &fp));
+/// let script = Params::DEFAULT.with_words(neardup::WordRule::Script);
+/// let fp = Fingerprint::of("这是一个没有空格的句子", script);
+/// line.clear();
+/// SignatureRecord::write(&mut line, "id", "1", &fp);
+/// assert!(line.starts_with(r#"{"id":1,"k":5,"n":128,"words":"script","normalized_sha256":"#));
+/// assert_eq!(SignatureRecord::parse(line.trim_end().as_bytes())?.fingerprint, fp);
 /// # Ok::<(), neardup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +48,8 @@ struct Line<'a> {
     path: Option<&'a RawValue>,
     k: u64,
     n: u64,
+    #[serde(default)]
+    words: Option<&'a str>,
     normalized_sha256: &'a str,
     shingles: u64,
     #[serde(deserialize_with = "Option::deserialize")]
@@ -74,6 +84,11 @@ impl SignatureRecord {
         push_decimal(out, fp.params.k() as u64);
         out.push_str(",\"n\":");
         push_decimal(out, fp.params.n() as u64);
+        if fp.params.words() != WordRule::Space {
+            out.push_str(",\"words\":\"");
+            out.push_str(fp.params.words().name());
+            out.push('"');
+        }
         out.push_str(",\"normalized_sha256\":\"");
         fp.normalized_sha256.write_hex(out);
         out.push_str("\",\"shingles\":");
@@ -140,6 +155,13 @@ impl SignatureRecord {
             };
             bad(field, format!("field '{field}': {e}"))
         })?;
+        let words = match s.words {
+            None => WordRule::Space,
+            Some(w) => w
+                .parse()
+                .map_err(|e| bad("words", format!("field 'words': {e}")))?,
+        };
+        let params = params.with_words(words);
         let normalized_sha256 = Digest::from_hex(s.normalized_sha256).map_err(|e| {
             bad(
                 "normalized_sha256",
