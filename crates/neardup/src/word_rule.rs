@@ -67,28 +67,7 @@ impl WordRule {
     /// script rule. The table is numbers, not a Unicode property, so it
     /// never changes with a Unicode version.
     pub fn is_script_char(c: char) -> bool {
-        matches!(c as u32,
-            0x0E00..=0x0EFF // Thai, Lao
-            | 0x1000..=0x109F // Myanmar
-            | 0x1780..=0x17FF // Khmer
-            | 0x19E0..=0x19FF // Khmer Symbols
-            | 0x2E80..=0x2FDF // CJK and Kangxi radicals
-            | 0x2FF0..=0x2FFF // Ideographic description
-            | 0x3001..=0x303F // CJK symbols and punctuation
-            | 0x3040..=0x30FF // Hiragana, Katakana
-            | 0x3100..=0x312F // Bopomofo
-            | 0x3190..=0x31FF // Kanbun … Katakana extensions
-            | 0x3400..=0x4DBF // CJK Extension A
-            | 0x4E00..=0x9FFF // CJK Unified Ideographs
-            | 0xA000..=0xA4CF // Yi
-            | 0xA9E0..=0xA9FF // Myanmar Extended-B
-            | 0xAA60..=0xAA7F // Myanmar Extended-A
-            | 0xF900..=0xFAFF // CJK Compatibility Ideographs
-            | 0xFE30..=0xFE4F // CJK Compatibility Forms
-            | 0xFF61..=0xFF9F // halfwidth CJK punctuation and Katakana
-            | 0x1AFF0..=0x1B16F // Kana Extended-B … Small Kana
-            | 0x20000..=0x3FFFF // Supplementary and Tertiary Ideographic Planes
-        )
+        is_script(c as u32)
     }
 
     /// The word text of a normalized text: the text whose words, split on
@@ -108,54 +87,57 @@ impl WordRule {
     /// Appends the word text of `normalized` (valid UTF-8) to `out` and
     /// returns true, or returns false and leaves `out` alone when the word
     /// text is `normalized` itself.
+    ///
+    /// Every code point of the table is U+0E00 or above, so it is a 3- or
+    /// 4-byte sequence whose lead byte is 0xE0 or above: bytes below that
+    /// (ASCII, 2-byte sequences, continuation bytes) are copied in runs,
+    /// and only a 3- or 4-byte sequence is decoded and looked up.
     pub(crate) fn write_word_text(self, normalized: &[u8], out: &mut Vec<u8>) -> bool {
         if self == WordRule::Space {
             return false;
         }
-        // Every code point of the table is U+0E00 or above, so its UTF-8
-        // lead byte is 0xE0 or above: a text without one is left as it is
-        // after one pass that needs no decoding.
-        let Some(first) = normalized.iter().position(|&b| b >= 0xE0) else {
-            return false;
-        };
-        let Ok(text) = std::str::from_utf8(normalized) else {
-            return false;
-        };
-        let mut chars = text[first..].char_indices().map(|(i, c)| (first + i, c));
-        let Some(at) = chars
-            .find(|&(_, c)| WordRule::is_script_char(c))
-            .map(|(i, _)| i)
-        else {
+        let Some(at) = next_script(normalized, 0) else {
             return false;
         };
         out.reserve(normalized.len() + normalized.len() / 2);
-        out.extend_from_slice(&normalized[..at]);
-        // What was written last: nothing, a space, a table code point, or
-        // a code point of a run.
-        #[derive(PartialEq)]
-        enum Last {
-            Nothing,
-            Space,
-            Script,
-            Run,
-        }
+        // The text before the first table code point, less a space that
+        // ends it: that space is written again, once, before the word.
         let mut last = match normalized[..at].last() {
             None => Last::Nothing,
-            Some(b' ') => {
-                out.pop();
-                Last::Space
-            }
+            Some(b' ') => Last::Space,
             Some(_) => Last::Run,
         };
-        let mut buf = [0u8; 4];
-        for c in text[at..].chars() {
-            if c == ' ' {
+        let head = normalized[..at]
+            .strip_suffix(b" ")
+            .unwrap_or(&normalized[..at]);
+        out.extend_from_slice(head);
+        let mut i = at;
+        while i < normalized.len() {
+            let rest = &normalized[i..];
+            // A run of bytes that can be neither a space nor a table code
+            // point: part of a word of the run being read.
+            let run = rest
+                .iter()
+                .position(|&b| b == b' ' || b >= 0xE0)
+                .unwrap_or(rest.len());
+            if run > 0 {
+                if matches!(last, Last::Space | Last::Script) {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(&rest[..run]);
+                last = Last::Run;
+                i += run;
+                continue;
+            }
+            if rest[0] == b' ' {
                 // Deferred: written before the next word, so a table code
                 // point right after gets one space, not two.
                 last = Last::Space;
+                i += 1;
                 continue;
             }
-            let script = WordRule::is_script_char(c);
+            let (c, width) = decode_wide(rest);
+            let script = is_script(c);
             let gap = match last {
                 Last::Nothing => false,
                 Last::Space | Last::Script => true,
@@ -164,11 +146,77 @@ impl WordRule {
             if gap {
                 out.push(b' ');
             }
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            out.extend_from_slice(&rest[..width]);
             last = if script { Last::Script } else { Last::Run };
+            i += width;
         }
         true
     }
+}
+
+/// What [`WordRule::write_word_text`] wrote last: nothing, a space (not
+/// yet written), a table code point, or a code point of a run.
+#[derive(PartialEq)]
+enum Last {
+    Nothing,
+    Space,
+    Script,
+    Run,
+}
+
+/// The offset of the first table code point of `text` from `from` on.
+fn next_script(text: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        from += text.get(from..)?.iter().position(|&b| b >= 0xE0)?;
+        let (c, width) = decode_wide(&text[from..]);
+        if is_script(c) {
+            return Some(from);
+        }
+        from += width;
+    }
+}
+
+/// The code point and length of the 3- or 4-byte UTF-8 sequence that
+/// `bytes` starts with (its lead byte is 0xE0 or above). Truncated input,
+/// impossible in valid UTF-8, reads as a code point outside the table.
+fn decode_wide(bytes: &[u8]) -> (u32, usize) {
+    let tail = |i: usize| bytes.get(i).map_or(0, |&b| u32::from(b & 0x3F));
+    let lead = u32::from(bytes[0]);
+    if lead < 0xF0 {
+        (
+            ((lead & 0x0F) << 12) | (tail(1) << 6) | tail(2),
+            3.min(bytes.len()),
+        )
+    } else {
+        let c = ((lead & 0x07) << 18) | (tail(1) << 12) | (tail(2) << 6) | tail(3);
+        (c, 4.min(bytes.len()))
+    }
+}
+
+/// SPEC §11's table, on a code point's number.
+fn is_script(c: u32) -> bool {
+    matches!(c,
+        0x0E00..=0x0EFF // Thai, Lao
+        | 0x1000..=0x109F // Myanmar
+        | 0x1780..=0x17FF // Khmer
+        | 0x19E0..=0x19FF // Khmer Symbols
+        | 0x2E80..=0x2FDF // CJK and Kangxi radicals
+        | 0x2FF0..=0x2FFF // Ideographic description
+        | 0x3001..=0x303F // CJK symbols and punctuation
+        | 0x3040..=0x30FF // Hiragana, Katakana
+        | 0x3100..=0x312F // Bopomofo
+        | 0x3190..=0x31FF // Kanbun … Katakana extensions
+        | 0x3400..=0x4DBF // CJK Extension A
+        | 0x4E00..=0x9FFF // CJK Unified Ideographs
+        | 0xA000..=0xA4CF // Yi
+        | 0xA9E0..=0xA9FF // Myanmar Extended-B
+        | 0xAA60..=0xAA7F // Myanmar Extended-A
+        | 0xF900..=0xFAFF // CJK Compatibility Ideographs
+        | 0xFE30..=0xFE4F // CJK Compatibility Forms
+        | 0xFF61..=0xFF9F // halfwidth CJK punctuation and Katakana
+        | 0x1AFF0..=0x1B16F // Kana Extended-B … Small Kana
+        | 0x20000..=0x3FFFF // Supplementary and Tertiary Ideographic Planes
+    )
 }
 
 impl fmt::Display for WordRule {
@@ -304,7 +352,8 @@ mod tests {
                     Just(" ".to_owned()),
                     "[a-zé]{1,4}",
                     "[\u{4e00}-\u{4e10}\u{3040}-\u{3045}\u{0e01}-\u{0e05}，]{1,3}",
-                    "[한ａ\u{301}\u{3099}]{1,2}",
+                    "[한ａ\u{301}\u{3099}“”]{1,2}",
+                    "[\u{20000}\u{2A6D6}\u{1F600}\u{1B000}]{1,2}",
                 ],
                 0..20,
             )
