@@ -30,9 +30,10 @@ pub enum Caveat {
         k: usize,
         /// The text's characters, whitespace not counted.
         chars: usize,
-        /// Whether script words ([`WordRule::Script`]) would cut it into
-        /// more: it was cut on spaces and has code points of the table.
-        script: bool,
+        /// When script words ([`WordRule::Script`]) would cut it into
+        /// more (it was cut on spaces and has code points of the table):
+        /// the K to use with them ([`WordRule::recommended_k`]).
+        script_k: Option<usize>,
     },
     /// More than half of the characters (whitespace not counted) are in
     /// words of at least [`LONG_RUN_CHARS`] characters.
@@ -40,7 +41,7 @@ pub enum Caveat {
         /// That share, in whole percent (rounded down).
         percent: usize,
         /// As for [`Caveat::FewWords`].
-        script: bool,
+        script_k: Option<usize>,
     },
 }
 
@@ -55,10 +56,12 @@ impl Caveat {
     /// assert_eq!(Caveat::of("plain english words, five or more of them", p), None);
     /// let chinese = "这是一个没有空格的句子，中文和日文都是这样书写的，所以词语瓦片无法比较它们。".repeat(4);
     /// let few = Caveat::of(&chinese, p).unwrap();
-    /// assert!(matches!(few, Caveat::FewWords { words: 1, script: true, .. }));
+    /// assert!(matches!(few, Caveat::FewWords { words: 1, script_k: Some(5), .. }));
     /// assert!(few.to_string().ends_with("script words can (--words script)"));
     /// let mixed = format!("{chinese} {chinese} {chinese} {chinese} {chinese} {chinese}");
-    /// assert_eq!(Caveat::of(&mixed, p), Some(Caveat::LongRuns { percent: 100, script: true }));
+    /// assert_eq!(Caveat::of(&mixed, p), Some(Caveat::LongRuns { percent: 100, script_k: Some(5) }));
+    /// let thai = "ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ".repeat(5);
+    /// assert!(Caveat::of(&thai, p).unwrap().to_string().ends_with("(--words script -k 8)"));
     /// // Script words cut it into one word a character.
     /// assert_eq!(Caveat::of(&mixed, p.with_words(WordRule::Script)), None);
     /// ```
@@ -69,12 +72,12 @@ impl Caveat {
     /// [`Caveat::of`] for a text already normalized (a [`crate::Doc`]'s).
     pub fn of_normalized(normalized: &str, params: Params) -> Option<Caveat> {
         let mut caveat = Caveat::of_word_text(&params.words().word_text(normalized), params.k())?;
-        let has_script =
-            params.words() == WordRule::Space && normalized.chars().any(WordRule::is_script_char);
+        let k = match params.words() {
+            WordRule::Space => WordRule::recommended_k(normalized),
+            WordRule::Script => None,
+        };
         match &mut caveat {
-            Caveat::FewWords { script, .. } | Caveat::LongRuns { script, .. } => {
-                *script = has_script
-            }
+            Caveat::FewWords { script_k, .. } | Caveat::LongRuns { script_k, .. } => *script_k = k,
         }
         Some(caveat)
     }
@@ -106,41 +109,43 @@ impl Caveat {
                 words,
                 k,
                 chars,
-                script: false,
+                script_k: None,
             });
         }
         (2 * in_runs > chars).then(|| Caveat::LongRuns {
             percent: 100 * in_runs / chars,
-            script: false,
+            script_k: None,
         })
     }
 }
 
 impl fmt::Display for Caveat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let script = match *self {
+        let script_k = match *self {
             Caveat::FewWords {
                 words,
                 k,
                 chars,
-                script,
+                script_k,
             } => {
                 write!(
                     f,
                     "{words} word(s) in {chars} characters, fewer than k = {k}: word shingles cannot compare this text"
                 )?;
-                script
+                script_k
             }
-            Caveat::LongRuns { percent, script } => {
+            Caveat::LongRuns { percent, script_k } => {
                 write!(
                     f,
                     "{percent}% of its characters are in runs of {LONG_RUN_CHARS}+ without spaces (as in Chinese, Japanese or Thai): word shingles cannot compare this text"
                 )?;
-                script
+                script_k
             }
         };
-        if script {
-            f.write_str("; script words can (--words script)")?;
+        match script_k {
+            Some(5) => f.write_str("; script words can (--words script)")?,
+            Some(k) => write!(f, "; script words can (--words script -k {k})")?,
+            None => {}
         }
         Ok(())
     }
