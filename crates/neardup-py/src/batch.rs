@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
 use crate::interrupt::{guard, interruptible, numpy_api, Stop};
-use crate::params::{given_or_default, params, Int};
+use crate::params::{given_or_default, params, repr_words, rule, Int, Words};
 use crate::texts::{as_str, chunks};
 use crate::workers::Workers;
 
@@ -70,6 +70,12 @@ impl SignatureBatch {
         self.params.n()
     }
 
+    /// The word rule, `"space"` or `"script"`.
+    #[getter]
+    fn words(&self) -> &'static str {
+        self.params.words().name()
+    }
+
     pub fn __len__(&self, py: Python<'_>) -> usize {
         self.shingles.bind(py).len()
     }
@@ -99,20 +105,16 @@ impl SignatureBatch {
             .filter(|&&h| h)
             .count();
         format!(
-            "SignatureBatch(len={}, k={}, n={}, with_signature={with})",
+            "SignatureBatch(len={}, k={}, n={}{}, with_signature={with})",
             self.__len__(py),
             self.params.k(),
-            self.params.n()
+            self.params.n(),
+            repr_words(self.params)
         )
     }
 
-    #[allow(clippy::type_complexity)]
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        (usize, usize, Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>),
-    )> {
+    /// Pickled as `k`, `n`, the arrays and the word rule's name.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, BatchState)> {
         let me = slf.get();
         let py = slf.py();
         Ok((
@@ -124,13 +126,17 @@ impl SignatureBatch {
                 me.has_signature.clone_ref(py).into_any(),
                 me.shingles.clone_ref(py).into_any(),
                 me.normalized_sha256.clone_ref(py).into_any(),
+                me.params.words().name(),
             ),
         ))
     }
 
     /// Rebuilds a batch from what pickling stores, checking that the
-    /// arrays agree with each other and with `n`.
+    /// arrays agree with each other and with `n`. A batch pickled before
+    /// the word rule existed has space words.
     #[classmethod]
+    #[pyo3(signature = (k, n, signatures, has_signature, shingles, normalized_sha256, words = None))]
+    #[allow(clippy::too_many_arguments)]
     fn _restore(
         _cls: &Bound<'_, PyType>,
         k: u64,
@@ -139,9 +145,10 @@ impl SignatureBatch {
         has_signature: Bound<'_, PyArray1<bool>>,
         shingles: Bound<'_, PyArray1<u64>>,
         normalized_sha256: Bound<'_, PyList>,
+        words: Option<Words>,
     ) -> PyResult<SignatureBatch> {
         guard("SignatureBatch._restore", || {
-            let params = Params::new(k, n).map_err(to_py)?;
+            let params = Params::new(k, n).map_err(to_py)?.with_words(rule(words));
             let len = shingles.len();
             if signatures.shape() != [len, params.n()]
                 || has_signature.len() != len
@@ -161,6 +168,17 @@ impl SignatureBatch {
         })
     }
 }
+
+/// What pickling stores of a [`SignatureBatch`].
+type BatchState = (
+    usize,
+    usize,
+    Py<PyAny>,
+    Py<PyAny>,
+    Py<PyAny>,
+    Py<PyAny>,
+    &'static str,
+);
 
 impl SignatureBatch {
     /// The params the batch was signed with.
@@ -196,22 +214,23 @@ impl SignatureBatch {
     }
 }
 
-/// `neardup.sign_batch(texts, k=5, n=128, threads=None)`: signs every text
-/// on `threads` workers (default: all cores) with the GIL released, a
-/// chunk of texts at a time. Ctrl-C stops it within about 50 ms
-/// ([`crate::interrupt`]), dropping what was signed.
+/// `neardup.sign_batch(texts, k=5, n=128, threads=None, words="space")`:
+/// signs every text on `threads` workers (default: all cores) with the GIL
+/// released, a chunk of texts at a time. Ctrl-C stops it within about 50
+/// ms ([`crate::interrupt`]), dropping what was signed.
 #[pyfunction]
-#[pyo3(signature = (texts, k = None, n = None, threads = None))]
+#[pyo3(signature = (texts, k = None, n = None, threads = None, words = None))]
 pub fn sign_batch(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     k: Option<Int>,
     n: Option<Int>,
     threads: Option<Int>,
+    words: Option<Words>,
 ) -> PyResult<SignatureBatch> {
     guard("sign_batch", || {
         let (k, n) = given_or_default(k, n);
-        let params = params(&k, &n)?;
+        let params = params(&k, &n, words)?;
         // Before any work: the result is made of numpy arrays.
         numpy_api(py, "sign_batch")?;
         let workers = Workers::new(threads.as_ref())?;

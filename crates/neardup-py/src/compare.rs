@@ -10,7 +10,7 @@ use crate::error::to_py;
 use crate::fingerprint::Fingerprint;
 use crate::interrupt::guard;
 use crate::pair::of_texts;
-use crate::params::{given_or_default, params, Int};
+use crate::params::{given_or_default, params, Int, Words};
 use crate::receipt::Receipt;
 use crate::texts::utf8;
 
@@ -49,6 +49,13 @@ impl Comparison {
     #[getter]
     fn k(&self) -> usize {
         self.inner.receipt.params.k()
+    }
+
+    /// The word rule, `"space"` or `"script"`: which algorithm the
+    /// receipt names.
+    #[getter]
+    fn words(&self) -> &'static str {
+        self.inner.receipt.params.words().name()
     }
 
     /// `matches / n`, or `None`. For display: the verdict is decided in
@@ -124,10 +131,11 @@ impl Comparison {
         let show = |x: Option<f64>| x.map_or("None".to_owned(), |x| format!("{x:.4}"));
         let r = &self.inner.receipt;
         format!(
-            "Comparison(verdict='{}', matches={}, n={}, similarity={}, jaccard={}, receipt_sha256='{}')",
+            "Comparison(verdict='{}', matches={}, n={}{}, similarity={}, jaccard={}, receipt_sha256='{}')",
             r.verdict,
             r.matches.map_or("None".to_owned(), |m| m.to_string()),
             r.params.n(),
+            crate::params::repr_words(r.params),
             show(self.similarity()),
             show(self.inner.jaccard()),
             r.sha256()
@@ -173,21 +181,23 @@ impl Comparison {
 /// What pickling stores of a [`Comparison`].
 type ComparisonState = (Fingerprint, Fingerprint, u64, f64);
 
-/// `neardup.compare(a, b, k=5, n=128)`: compares text `a` with text `b`
-/// (the order matters for the receipt), with the GIL released.
+/// `neardup.compare(a, b, k=5, n=128, words="space")`: compares text `a`
+/// with text `b` (the order matters for the receipt), with the GIL
+/// released. `words="script"` is SPEC §11's variant.
 #[pyfunction]
-#[pyo3(signature = (a, b, k = None, n = None))]
+#[pyo3(signature = (a, b, k = None, n = None, words = None))]
 pub fn compare(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
     k: Option<Int>,
     n: Option<Int>,
+    words: Option<Words>,
 ) -> PyResult<Comparison> {
     guard("compare", || {
         let start = Instant::now();
         let (k, n) = given_or_default(k, n);
-        let params = params(&k, &n)?;
+        let params = params(&k, &n, words)?;
         let (a, b) = (utf8(a, "a")?, utf8(b, "b")?);
         let inner = of_texts(py, "compare", &a, &b, params)?;
         Ok(Comparison {

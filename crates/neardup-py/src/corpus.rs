@@ -29,7 +29,7 @@ use pyo3::prelude::*;
 
 use crate::batch::{Columns, SignatureBatch};
 use crate::interrupt::{detached, guard, numpy_api, wait};
-use crate::params::{given_or_default, params, Int};
+use crate::params::{given_or_default, params, Int, Words};
 use crate::texts::chunks;
 
 /// `--max-size`'s default: a text, or a JSONL line, over 4 GiB is refused.
@@ -146,7 +146,7 @@ struct Signed {
 }
 
 /// `CorpusReader(path, name=None, id_field="id", text_field="text", k=5,
-/// n=128, text=False, lossy=False, max_size=4 GiB)`: iterates over one file's
+/// n=128, text=False, lossy=False, max_size=4 GiB, words="space")`: iterates over one file's
 /// documents, signed, as `(numbers, ids, SignatureBatch)` batches in input
 /// order. A corpus file (JSONL plain, gzip or zstd, or Parquet, told by its
 /// first bytes) is read by `neardup-corpus`'s pipeline on one thread;
@@ -241,7 +241,7 @@ fn read(
 impl CorpusReader {
     #[new]
     #[pyo3(signature = (path, name = None, id_field = "id".to_owned(), text_field = "text".to_owned(),
-        k = None, n = None, text = false, lossy = false, max_size = MAX_SIZE))]
+        k = None, n = None, text = false, lossy = false, max_size = MAX_SIZE, words = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         path: String,
@@ -253,10 +253,11 @@ impl CorpusReader {
         text: bool,
         lossy: bool,
         max_size: u64,
+        words: Option<Words>,
     ) -> PyResult<CorpusReader> {
         guard("CorpusReader", || {
             let (k, n) = given_or_default(k, n);
-            let params = params(&k, &n)?;
+            let params = params(&k, &n, words)?;
             let name = name.unwrap_or_else(|| path.clone());
             // Two batches in flight: the reader runs ahead of Python by one.
             let (tx, rx) = sync_channel(1);
@@ -363,7 +364,7 @@ fn send_text(
 }
 
 /// `sign_lines(values, starts, state, name, id_field="id",
-/// text_field="text", k=5, n=128)`: the lines of a plain JSONL file as
+/// text_field="text", k=5, n=128, words="space")`: the lines of a plain JSONL file as
 /// Spark's text reader gives them (`values`, a pyarrow binary or string
 /// array, one line each, and `starts`, the byte offset of each line's file
 /// block), parsed and signed as `neardup scan` parses and signs them.
@@ -376,7 +377,7 @@ fn send_text(
 /// block.
 #[pyfunction]
 #[pyo3(signature = (values, starts, state, name, id_field = "id", text_field = "text",
-    k = None, n = None))]
+    k = None, n = None, words = None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn sign_lines<'py>(
     py: Python<'py>,
@@ -388,6 +389,7 @@ pub fn sign_lines<'py>(
     text_field: &str,
     k: Option<Int>,
     n: Option<Int>,
+    words: Option<Words>,
 ) -> PyResult<(
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i64>>,
@@ -398,7 +400,7 @@ pub fn sign_lines<'py>(
     guard("sign_lines", || {
         numpy_api(py, "sign_lines")?;
         let (k, n) = given_or_default(k, n);
-        let params = params(&k, &n)?;
+        let params = params(&k, &n, words)?;
         let fields = Fields {
             id: id_field,
             text: text_field,

@@ -9,7 +9,7 @@ use pyo3::types::{PyBool, PyInt, PyString, PyType};
 
 use crate::error::to_py;
 use crate::interrupt::{detached, guard, DETACHED_BYTES};
-use crate::params::{given_or_default, params, type_name, Int};
+use crate::params::{given_or_default, params, repr_words, type_name, Int, Words};
 use crate::texts::{as_str, utf8};
 
 /// One document reduced to what a receipt records of it: SHA-256 of its
@@ -53,6 +53,12 @@ impl Fingerprint {
         self.0.params.n()
     }
 
+    /// The word rule it was made with, `"space"` or `"script"`.
+    #[getter]
+    fn words(&self) -> &'static str {
+        self.0.params.words().name()
+    }
+
     /// SHA-256 of the normalized text's UTF-8 bytes, 64 lowercase hex digits.
     #[getter]
     fn normalized_sha256(&self) -> String {
@@ -91,9 +97,10 @@ impl Fingerprint {
 
     fn __repr__(&self) -> String {
         format!(
-            "Fingerprint(k={}, n={}, normalized_sha256='{}', shingles={}, signature={})",
+            "Fingerprint(k={}, n={}{}, normalized_sha256='{}', shingles={}, signature={})",
             self.0.params.k(),
             self.0.params.n(),
+            repr_words(self.0.params),
             self.0.normalized_sha256,
             self.0.shingles,
             match &self.0.signature {
@@ -130,19 +137,21 @@ pub fn id_json(id: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     )))
 }
 
-/// `neardup.sign(text, k=5, n=128)`: normalizes, shingles and signs one text,
-/// with the GIL released; a long one [`detached`], as `compare` does.
+/// `neardup.sign(text, k=5, n=128, words="space")`: normalizes, shingles
+/// and signs one text, with the GIL released; a long one [`detached`], as
+/// `compare` does.
 #[pyfunction]
-#[pyo3(signature = (text, k = None, n = None))]
+#[pyo3(signature = (text, k = None, n = None, words = None))]
 pub fn sign(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     k: Option<Int>,
     n: Option<Int>,
+    words: Option<Words>,
 ) -> PyResult<Fingerprint> {
     let (k, n) = given_or_default(k, n);
     guard("sign", || {
-        let params = params(&k, &n)?;
+        let params = params(&k, &n, words)?;
         let bytes = utf8(text, "text")?;
         let text = as_str(bytes.as_bytes(), "text").map_err(PyValueError::new_err)?;
         let inner = if text.len() < DETACHED_BYTES {

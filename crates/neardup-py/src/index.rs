@@ -28,7 +28,7 @@ use pyo3::types::{PyDict, PyInt, PyList, PyType};
 use crate::batch::{sign_all, SignatureBatch};
 use crate::error::{index_to_py, to_py};
 use crate::interrupt::{detached, guard, numpy_api};
-use crate::params::{given_or_default, Int};
+use crate::params::{given_or_default, Int, Words};
 use crate::partition::{optional_rows, pair_arrays, rows_of, U32s, NO_MATCHES};
 use crate::scan::{id_list, plan, receipts, unique_ids, Docs, ScanResult, ThresholdArg};
 use crate::workers::Workers;
@@ -126,19 +126,33 @@ impl Index {
         ))
     }
 
-    /// Refuses fingerprints made with other `K` and `N` than the index's.
+    /// Refuses fingerprints made with other `K`, `N` or word rule than the
+    /// index's.
     fn check_params(&self, got: Params, what: &str) -> PyResult<()> {
         if got == self.params {
             return Ok(());
         }
         Err(PyValueError::new_err(format!(
-            "{what} was signed with k={}, n={}, but index '{}' uses k={}, n={}",
-            got.k(),
-            got.n(),
+            "{what} was signed with {got}, but index '{}' uses {}",
             self.path.display(),
-            self.params.k(),
-            self.params.n()
+            self.params,
         )))
+    }
+
+    /// Refuses a `words` given to `add` or `query` that is not the index's
+    /// rule, as `neardup index add --words` does: an index answers with
+    /// its own settings.
+    fn check_words(&self, words: Option<Words>) -> PyResult<()> {
+        let own = self.params.words();
+        match words {
+            Some(Words(w)) if w != own => Err(PyValueError::new_err(format!(
+                "index '{}' was built with words='{}', not words='{}' (an index answers with its own settings; drop the argument or create another index)",
+                self.path.display(),
+                own.name(),
+                w.name()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// Scans the new documents against the index and, when `adding`, adds
@@ -195,7 +209,7 @@ impl Index {
         )
     }
 
-    /// Signs `texts` with the index's `K` and `N`.
+    /// Signs `texts` with the index's `K`, `N` and word rule.
     fn sign<'py>(
         &self,
         call: &str,
@@ -258,6 +272,7 @@ impl Index {
         recall = "probable",
         bands = None,
         rows = None,
+        words = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn create(
@@ -270,10 +285,11 @@ impl Index {
         recall: &str,
         bands: Option<Int>,
         rows: Option<Int>,
+        words: Option<Words>,
     ) -> PyResult<Index> {
         guard("Index.create", || {
             let (k, n) = given_or_default(k, n);
-            let plan = plan(threshold, &k, &n, (bands, rows), recall)?;
+            let plan = plan(threshold, (&k, &n, words), (bands, rows), recall)?;
             let writer = py
                 .detach(|| Writer::create(&path, &plan))
                 .map_err(index_to_py)?;
@@ -306,7 +322,8 @@ impl Index {
     /// Signs `texts`, scans them against the index and adds them (with
     /// `only_new=True`, only the ones not dropped); returns what
     /// `neardup.scan(ids, texts, against=everything_added_before)` returns.
-    #[pyo3(signature = (ids, texts, only_new = false, threads = None))]
+    /// `words`, when given, must be the index's rule.
+    #[pyo3(signature = (ids, texts, only_new = false, threads = None, words = None))]
     fn add(
         &self,
         py: Python<'_>,
@@ -314,8 +331,10 @@ impl Index {
         texts: &Bound<'_, PyAny>,
         only_new: bool,
         threads: Option<Int>,
+        words: Option<Words>,
     ) -> PyResult<ScanResult> {
         guard("Index.add", || {
+            self.check_words(words)?;
             if !self.writable {
                 return Err(read_only(&self.path, "Index.add"));
             }
@@ -327,15 +346,17 @@ impl Index {
 
     /// `add` without adding: the pairs `texts` form with the index and
     /// among themselves. `ids` default to the texts' positions.
-    #[pyo3(signature = (texts, ids = None, threads = None))]
+    #[pyo3(signature = (texts, ids = None, threads = None, words = None))]
     fn query(
         &self,
         py: Python<'_>,
         texts: &Bound<'_, PyAny>,
         ids: Option<&Bound<'_, PyAny>>,
         threads: Option<Int>,
+        words: Option<Words>,
     ) -> PyResult<ScanResult> {
         guard("Index.query", || {
+            self.check_words(words)?;
             let workers = Workers::new(threads.as_ref())?;
             let (ids, fps) = self.sign("Index.query", ids, texts, &workers)?;
             self.scan(py, "Index.query", ids, fps, false, false, &workers)
@@ -343,7 +364,7 @@ impl Index {
     }
 
     /// `add` of documents signed already: `batch` from `neardup.sign_batch`
-    /// (with the index's `k` and `n`), row `i` the document `ids[i]`.
+    /// (with the index's `k`, `n` and `words`), row `i` the document `ids[i]`.
     #[pyo3(signature = (ids, batch, only_new = false, threads = None))]
     fn add_signatures(
         &self,
@@ -413,7 +434,7 @@ impl Index {
     }
 
     /// What `neardup index info --json` prints, as a dict: `documents`,
-    /// `k`, `n`, `threshold`, `bands`, `rows`, `recall`, `segments`…
+    /// `k`, `n`, `words`, `threshold`, `bands`, `rows`, `recall`, `segments`…
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         guard("Index.info", || {
             let json = self.with(py, "Index.info", |open| {

@@ -1,9 +1,10 @@
-//! Integer arguments (`k`, `n`, `threads`), checked as the CLI checks them.
+//! The parameter arguments (`k`, `n`, `words`, `threads`), checked as the
+//! CLI checks them.
 
-use neardup::{Error, Params};
+use neardup::{Error, Params, WordRule};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
+use pyo3::types::{PyBool, PyInt, PyString};
 
 use crate::error::to_py;
 
@@ -62,14 +63,52 @@ pub fn given_or_default(k: Option<Int>, n: Option<Int>) -> (Int, Int) {
     )
 }
 
+/// A `words` argument, `"space"` or `"script"` (SPEC §11), read by the
+/// core's [`WordRule`] parser so that a bad one is the CLI's error: `words
+/// must be 'space' or 'script', got 'x'`. Anything but a `str` is a
+/// `TypeError`.
+#[derive(Clone, Copy, Debug)]
+pub struct Words(pub WordRule);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Words {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Words> {
+        let s = obj.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "words must be a str, 'space' or 'script', got {}",
+                type_name(&obj)
+            ))
+        })?;
+        s.to_cow()?.parse().map(Words).map_err(to_py)
+    }
+}
+
+/// The rule of a `words` argument, the core's default (space words) for
+/// `None`, as [`given_or_default`] does for `k` and `n`.
+pub fn rule(words: Option<Words>) -> WordRule {
+    words.map_or(Params::DEFAULT.words(), |w| w.0)
+}
+
+/// `, words='script'` for the script rule and nothing for the default, as
+/// the objects' `repr`s show it.
+pub fn repr_words(params: Params) -> String {
+    match params.words() {
+        w if w == Params::DEFAULT.words() => String::new(),
+        w => format!(", words='{}'", w.name()),
+    }
+}
+
 /// Checks `k` and `n` with the core's [`Params::new`], so that the error is
-/// the CLI's: `shingle size k must be 1..=64, got 0`.
-pub fn params(k: &Int, n: &Int) -> PyResult<Params> {
-    match (&k.0, &n.0) {
+/// the CLI's: `shingle size k must be 1..=64, got 0`; with the word rule
+/// of `words`.
+pub fn params(k: &Int, n: &Int, words: Option<Words>) -> PyResult<Params> {
+    let params = match (&k.0, &n.0) {
         (Ok(k), Ok(n)) => Params::new(*k, *n).map_err(to_py),
         (Err(shown), _) => Err(quoting(Error::ShingleSize(0), shown)),
         (_, Err(shown)) => Err(quoting(Error::Permutations(0), shown)),
-    }
+    }?;
+    Ok(params.with_words(rule(words)))
 }
 
 /// The worker count of a batch call: `None` means rayon's pool (all cores,

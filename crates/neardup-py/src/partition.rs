@@ -22,7 +22,7 @@ use pyo3::types::PyType;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
 use crate::interrupt::{guard, numpy_api};
-use crate::params::{given_or_default, Int};
+use crate::params::{given_or_default, repr_words, Int, Words};
 use crate::scan::{plan, ThresholdArg};
 
 /// A pair's slot-match count in the arrays returned here when it has
@@ -38,7 +38,8 @@ pub type U32s<'py> = Bound<'py, PyArray1<u32>>;
 #[pymethods]
 impl ScanPlan {
     /// The plan of `neardup scan --threshold T -k K -n N [--bands B --rows
-    /// R] [--recall exact]`, checked as the CLI checks them.
+    /// R] [--recall exact] [--words script]`, checked as the CLI checks
+    /// them.
     #[new]
     #[pyo3(signature = (
         threshold = None,
@@ -47,7 +48,9 @@ impl ScanPlan {
         bands = None,
         rows = None,
         recall = "probable",
+        words = None,
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         threshold: Option<ThresholdArg>,
@@ -56,13 +59,14 @@ impl ScanPlan {
         bands: Option<Int>,
         rows: Option<Int>,
         recall: &str,
+        words: Option<Words>,
     ) -> PyResult<ScanPlan> {
         guard("ScanPlan", || {
             // Its methods make numpy arrays, in Spark's Python workers too.
             numpy_api(py, "ScanPlan")?;
             let threshold = threshold.unwrap_or(ThresholdArg::DEFAULT);
             let (k, n) = given_or_default(k, n);
-            plan(threshold, &k, &n, (bands, rows), recall).map(ScanPlan)
+            plan(threshold, (&k, &n, words), (bands, rows), recall).map(ScanPlan)
         })
     }
 
@@ -74,6 +78,13 @@ impl ScanPlan {
     #[getter]
     fn n(&self) -> usize {
         self.0.params().n()
+    }
+
+    /// The word rule, `"space"` or `"script"`: the algorithm its receipts
+    /// name.
+    #[getter]
+    fn words(&self) -> &'static str {
+        self.0.params().words().name()
     }
 
     #[getter]
@@ -377,27 +388,45 @@ impl ScanPlan {
 
     fn __repr__(&self) -> String {
         format!(
-            "ScanPlan(threshold={}, k={}, n={}, bands={}, rows={})",
+            "ScanPlan(threshold={}, k={}, n={}{}, bands={}, rows={})",
             self.0.threshold(),
             self.k(),
             self.n(),
+            repr_words(self.0.params()),
             self.bands(),
             self.rows()
         )
     }
 
     /// Pickled as its arguments.
-    #[allow(clippy::type_complexity)]
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyType>, (String, usize, usize, usize, usize))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, PlanArgs)> {
         let me = slf.get();
         Ok((
             slf.get_type(),
-            (me.threshold(), me.k(), me.n(), me.bands(), me.rows()),
+            (
+                me.threshold(),
+                me.k(),
+                me.n(),
+                me.bands(),
+                me.rows(),
+                "probable",
+                me.words(),
+            ),
         ))
     }
 }
+
+/// The arguments a pickled [`ScanPlan`] is made again from: `threshold`,
+/// `k`, `n`, `bands`, `rows`, `recall` (its bands are given) and `words`.
+type PlanArgs = (
+    String,
+    usize,
+    usize,
+    usize,
+    usize,
+    &'static str,
+    &'static str,
+);
 
 /// `pairs` as the `(a, b, matches)` arrays the Spark stages take
 /// (`matches` [`NO_MATCHES`] for none).

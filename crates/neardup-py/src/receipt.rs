@@ -42,8 +42,8 @@ impl Receipt {
         self.0.sha256().to_string()
     }
 
-    /// Recomputes the receipt of `a` and `b` with this receipt's own `k` and
-    /// `n` and lists every field that differs; empty means verified. With
+    /// Recomputes the receipt of `a` and `b` with this receipt's own `k`,
+    /// `n` and word rule (its algorithm id), and lists every field that differs; empty means verified. With
     /// `sha256`, a receipt hash the texts must also give (as `neardup verify
     /// --sha256`).
     #[pyo3(signature = (a, b, sha256 = None))]
@@ -83,6 +83,20 @@ impl Receipt {
         self.0.params.n()
     }
 
+    /// The word rule its algorithm id names: `"space"`
+    /// (`kar-shingle-minhash-v1`) or `"script"`
+    /// (`kar-script-shingle-minhash-v1`).
+    #[getter]
+    fn words(&self) -> &'static str {
+        self.0.params.words().name()
+    }
+
+    /// The algorithm id, as in the canonical form.
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.0.params.algorithm()
+    }
+
     /// `"IDENTICAL"`, `"NEAR-DUPLICATE"`, `"OVERLAPPING"`, `"DISTINCT"` or
     /// `"INSUFFICIENT-DATA"`.
     #[getter]
@@ -119,11 +133,12 @@ impl Receipt {
 
     fn __repr__(&self) -> String {
         format!(
-            "Receipt(verdict='{}', matches={}, k={}, n={}, sha256='{}')",
+            "Receipt(verdict='{}', matches={}, k={}, n={}{}, sha256='{}')",
             self.0.verdict,
             self.0.matches.map_or("None".to_owned(), |m| m.to_string()),
             self.0.params.k(),
             self.0.params.n(),
+            crate::params::repr_words(self.0.params),
             self.0.sha256()
         )
     }

@@ -18,7 +18,7 @@ use crate::batch::sign_all_with;
 use crate::error::to_py;
 use crate::fingerprint::id_json;
 use crate::interrupt::{detached, guard, interruptible};
-use crate::params::{given_or_default, params, type_name, Int};
+use crate::params::{given_or_default, params, type_name, Int, Words};
 use crate::receipt::Receipt as PyReceipt;
 use crate::workers::Workers;
 
@@ -359,7 +359,8 @@ type ScanState = (
     Vec<u64>,
 );
 
-/// `neardup.scan(ids, texts, threshold=0.75, k=5, n=128, against=None)`:
+/// `neardup.scan(ids, texts, threshold=0.75, k=5, n=128, against=None,
+/// ..., words="space")`:
 /// signs the documents, then runs the core's scan on them: the same pairs,
 /// clusters, keep and drop lists as `neardup scan` on the same documents,
 /// ids and order. `against` is an existing corpus `(ids, texts)`: only pairs
@@ -379,6 +380,7 @@ type ScanState = (
     threads = None,
     recall = "probable",
     containment = None,
+    words = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn scan(
@@ -394,6 +396,7 @@ pub fn scan(
     threads: Option<Int>,
     recall: &str,
     containment: Option<ThresholdArg>,
+    words: Option<Words>,
 ) -> PyResult<ScanResult> {
     guard("scan", || {
         let (k, n) = given_or_default(k, n);
@@ -405,7 +408,7 @@ pub fn scan(
             ));
         }
         let threshold = threshold.unwrap_or(ThresholdArg::DEFAULT);
-        let plan = plan(threshold, &k, &n, (bands, rows), recall)?;
+        let plan = plan(threshold, (&k, &n, words), (bands, rows), recall)?;
         let params = plan.params();
         let workers = Workers::new(threads.as_ref())?;
 
@@ -498,17 +501,17 @@ pub fn receipts(
         .collect())
 }
 
-/// The plan of a scan's arguments, checked as `neardup scan` checks its
-/// options: `bands` and `rows` together or not at all, and not with an
-/// exact `recall` (`"probable"` or `"exact"`, as `--recall`).
+/// The plan of a scan's arguments (`k`, `n` and `words` as given),
+/// checked as `neardup scan` checks its options: `bands` and `rows`
+/// together or not at all, and not with an exact `recall` (`"probable"`
+/// or `"exact"`, as `--recall`).
 pub fn plan(
     threshold: ThresholdArg,
-    k: &Int,
-    n: &Int,
+    (k, n, words): (&Int, &Int, Option<Words>),
     (bands, rows): (Option<Int>, Option<Int>),
     recall: &str,
 ) -> PyResult<Plan> {
-    let params = params(k, n)?;
+    let params = params(k, n, words)?;
     let exact = match recall {
         "probable" => false,
         "exact" => true,

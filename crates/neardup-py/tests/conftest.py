@@ -21,8 +21,8 @@ def _text(case, inline, file_key):
     return (VECTORS / case[file_key]).read_bytes().decode("utf-8")
 
 
-def compare_cases():
-    cases = json.loads((VECTORS / "compare.json").read_text(encoding="utf-8"))
+def compare_cases(name="compare.json"):
+    cases = json.loads((VECTORS / name).read_text(encoding="utf-8"))
     out = []
     for c in cases:
         a, b = _text(c, "a", "a_file"), _text(c, "b", "b_file")
@@ -37,6 +37,8 @@ def normalize_cases():
 
 
 COMPARE = compare_cases()
+# SPEC §11's script words: compare.json's format, each case with "words".
+SCRIPT = compare_cases("script-compare.json")
 NORMALIZE = normalize_cases()
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import neardup
-from conftest import COMPARE, REPO
+from conftest import COMPARE, REPO, SCRIPT
 
 pa = pytest.importorskip("pyarrow")
 
@@ -20,21 +20,28 @@ def write_jsonl(path, ids, texts):
             f.write(json.dumps({"id": i, "text": t}) + "\n")
 
 
-@pytest.mark.parametrize("k, n", [(5, 128), (1, 16), (3, 100), (64, 256)])
-def test_sign_and_sign_batch_equal_sign_jsonl(cli, tmp_path, k, n):
-    texts = [c["a"] for c in COMPARE] + [c["b"] for c in COMPARE]
+@pytest.mark.parametrize("k, n, words", [(5, 128, None), (1, 16, None), (3, 100, None),
+                                         (64, 256, None), (5, 128, "script"), (2, 64, "script")])
+def test_sign_and_sign_batch_equal_sign_jsonl(cli, tmp_path, k, n, words):
+    cases = COMPARE + SCRIPT
+    texts = [c["a"] for c in cases] + [c["b"] for c in cases]
     ids = ["doc-%d" % i if i % 2 else i for i in range(len(texts))]
     path = tmp_path / "docs.jsonl"
     write_jsonl(path, ids, texts)
-    lines = cli("sign", "-k", k, "-n", n, "--jsonl", path).decode().splitlines()
+    flags = ["--words", words] if words else []
+    lines = cli("sign", "-k", k, "-n", n, *flags, "--jsonl", path).decode().splitlines()
     assert len(lines) == len(texts)
-    batch = neardup.sign_batch(texts, k=k, n=n)
-    arrow = neardup.sign_batch(pa.array(texts, pa.large_string()), k=k, n=n)
+    batch = neardup.sign_batch(texts, k=k, n=n, words=words)
+    arrow = neardup.sign_batch(pa.array(texts, pa.large_string()), k=k, n=n, words=words)
+    assert batch.words == arrow.words == (words or "space")
     for i, (line, text) in enumerate(zip(lines, texts)):
-        f = neardup.sign(text, k=k, n=n)
+        f = neardup.sign(text, k=k, n=n, words=words)
         assert f.to_json(ids[i]) == line
         assert batch[i] == f and arrow[i] == f
+        assert neardup.Fingerprint.parse(line) == f
         rec = json.loads(line)
+        # A script record says so; a space one is written as before the rule.
+        assert rec.get("words") == words
         assert batch.normalized_sha256[i] == rec["normalized_sha256"]
         assert batch.shingles[i] == rec["shingles"]
         assert bool(batch.has_signature[i]) == (rec["signature"] is not None)
@@ -45,20 +52,23 @@ def test_sign_and_sign_batch_equal_sign_jsonl(cli, tmp_path, k, n):
             assert f.signature_sha256 == rec["signature_sha256"]
 
 
-@pytest.mark.parametrize("case", COMPARE[::9], ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", COMPARE[::9] + SCRIPT[::3], ids=lambda c: c["name"])
 def test_compare_to_json_equals_compare_json(cli, tmp_path, case):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_bytes(case["a"].encode("utf-8"))
     b.write_bytes(case["b"].encode("utf-8"))
-    want = json.loads(cli("compare", "--json", "-k", case["k"], "-n", case["n"], a, b))
-    got = json.loads(neardup.compare(case["a"], case["b"], k=case["k"], n=case["n"])
-                     .to_json(str(a), str(b)))
+    words = case.get("words")
+    flags = ["--words", words] if words else []
+    want = json.loads(cli("compare", "--json", "-k", case["k"], "-n", case["n"], *flags, a, b))
+    c = neardup.compare(case["a"], case["b"], k=case["k"], n=case["n"], words=words)
+    got = json.loads(c.to_json(str(a), str(b)))
     assert want.pop("elapsed_ms") >= 0 and got.pop("elapsed_ms") >= 0
     assert got == want
-    # And the CLI verifies the package's receipt.
+    assert c.receipt.canonical() == case["expected"]["canonical"]
+    # And the CLI verifies the package's receipt, with the words its
+    # algorithm id names.
     receipt = tmp_path / "r.json"
-    receipt.write_text(neardup.compare(case["a"], case["b"], k=case["k"], n=case["n"])
-                       .receipt.canonical())
+    receipt.write_text(c.receipt.canonical())
     assert cli("verify", receipt, a, b).startswith(b"VERIFIED")
 
 
@@ -107,6 +117,9 @@ SCANS = [
     {"bands": 64, "rows": 2},
     {"threshold": 0.5, "recall": "exact"},
     {"threshold": "0.9", "recall": "exact"},
+    # Script words on text without a code point of SPEC §11's table: the
+    # same pairs as space words, with the script algorithm's receipts.
+    {"threshold": 0.5, "words": "script"},
 ]
 
 
@@ -114,7 +127,7 @@ def cli_scan_args(opts):
     args = []
     for key, flag in (("threshold", "--threshold"), ("k", "-k"), ("n", "-n"),
                       ("bands", "--bands"), ("rows", "--rows"), ("recall", "--recall"),
-                      ("containment", "--containment")):
+                      ("containment", "--containment"), ("words", "--words")):
         if key in opts:
             args += [flag, opts[key]]
     return args
@@ -148,6 +161,43 @@ def test_scan_equals_neardup_scan(cli, tmp_path, opts):
     same_as_cli(result, files)
     # Keep and drop split the documents; the lists are the CLI's line for line.
     assert sorted(map(str, result.keep + result.drop)) == sorted(map(str, ids))
+
+
+def chinese(seed, size):
+    """The Chinese of two unrelated texts (their Han characters and Chinese
+    punctuation, so no space), cut into documents of 70 to 100 characters:
+    under space words each is one word, so no document has a signature. A
+    near-copy of the middle one, one character changed, comes last."""
+    rng = random.Random(seed)
+    case = next(c for c in SCRIPT if c["name"] == "zh-unrelated-s1")
+    prose = "".join(ch for ch in case["a"] + case["b"]
+                    if "\u4e00" <= ch <= "\u9fff" or ch in "，。、；：？！")
+    texts, at = [], 0
+    for _ in range(size):
+        length = rng.randrange(70, 100)
+        texts.append(prose[at:at + length])
+        at += length
+    assert at <= len(prose)
+    copy = list(texts[size // 2])
+    copy[30] = "改" if copy[30] != "改" else "变"
+    ids = ["zh-%d" % i for i in range(size)] + ["copy"]
+    return ids, texts + ["".join(copy)]
+
+
+def test_script_words_find_a_chinese_near_copy_that_space_words_miss(cli, tmp_path):
+    ids, texts = chinese(3, 24)
+    planted = "zh-12", "copy"
+    assert neardup.compare(texts[12], texts[-1]).verdict == "INSUFFICIENT-DATA"
+    assert neardup.scan(ids, texts).pairs == []
+    found = neardup.scan(ids, texts, words="script")
+    assert [(p["a"], p["b"], p["verdict"]) for p in found.pairs] == [
+        (*planted, "NEAR-DUPLICATE")]
+    assert found.drop == ["copy"]
+    c = neardup.compare(texts[12], texts[-1], words="script")
+    assert found.receipts == [c.receipt] and c.receipt.words == "script"
+    path = tmp_path / "zh.jsonl"
+    write_jsonl(path, ids, texts)
+    same_as_cli(found, run_cli_scan(cli, tmp_path, [path], {"words": "script"}))
 
 
 def test_scan_against_equals_neardup_scan_against(cli, tmp_path):

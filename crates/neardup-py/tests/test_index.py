@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import neardup
-from test_cli import corpus, run_cli_scan, same_as_cli, write_jsonl
+from test_cli import chinese, corpus, run_cli_scan, same_as_cli, write_jsonl
 from test_gil import ticks_during
 
 OUTPUTS = ("pairs_jsonl", "clusters_jsonl", "keep_list", "drop_list")
@@ -236,6 +236,51 @@ def test_the_cli_reads_and_writes_the_same_index(cli, tmp_path):
     with neardup.Index.open(path, write=True):
         p = cli("index", "add", "-q", path, new, ok=False)
         assert p.returncode != 0 and b"being written by another process" in p.stderr
+
+
+def test_an_index_keeps_its_word_rule(cli, tmp_path):
+    """An index created with words="script" signs every later add and
+    query with script words by itself; a words that is not its rule, or a
+    batch signed with another, is refused, as `neardup index add --words`
+    refuses it; and the CLI reads the rule from the index."""
+    ids, texts = chinese(3, 24)
+    half = 20
+    path = tmp_path / "idx"
+    with neardup.Index.create(path, words="script") as idx:
+        assert idx.info()["words"] == "script"
+        idx.add(ids[:half], texts[:half])
+    new_ids, new_texts = ids[half:], texts[half:]
+    want = neardup.scan(new_ids, new_texts, against=(ids[:half], texts[:half]), words="script")
+    assert [(p["a"], p["b"]) for p in want.pairs] == [("zh-12", "copy")]
+    with neardup.Index.open(path, write=True) as idx:
+        assert outputs(idx.query(new_texts, ids=new_ids)) == outputs(want)
+        batch = neardup.sign_batch(new_texts, words="script")
+        assert outputs(idx.query_signatures(batch, ids=new_ids)) == outputs(want)
+        said = "index '%s' was built with words='script', not words='space'" % path
+        with pytest.raises(ValueError, match=said):
+            idx.add(["x"], ["y"], words="space")
+        with pytest.raises(ValueError, match=said):
+            idx.query(["y"], words="space")
+        with pytest.raises(ValueError, match="signed with k=5, n=128, but index '.*' uses "
+                                             "k=5, n=128, words=script"):
+            idx.query_signatures(neardup.sign_batch(new_texts))
+        assert len(idx) == half
+        assert outputs(idx.add(new_ids, new_texts, words="script")) == outputs(want)
+    with neardup.Index.create(tmp_path / "space") as idx:
+        with pytest.raises(ValueError, match="built with words='space', not words='script'"):
+            idx.add(ids, texts, words="script")
+        assert len(idx) == 0 and idx.info()["words"] == "space"
+    cli_index_available(cli)
+    info = json.loads(cli("index", "info", "--json", path))
+    assert info == neardup.Index.open(path).info() and info["words"] == "script"
+    more = tmp_path / "more.jsonl"
+    write_jsonl(more, ["again"], [texts[-1][:-1] + "们"])
+    pairs = tmp_path / "pairs.jsonl"
+    cli("index", "query", "-q", path, more, "--pairs", pairs)
+    query = neardup.Index.open(path).query([texts[-1][:-1] + "们"], ids=["again"])
+    assert pairs.read_text(encoding="utf-8") == query.pairs_jsonl() and query.pairs
+    p = cli("index", "query", "-q", "--words", "space", path, more, "--pairs", pairs, ok=False)
+    assert p.returncode == 2 and b"words=script" in p.stderr
 
 
 def test_a_held_lock_is_released_when_the_process_dies(tmp_path):

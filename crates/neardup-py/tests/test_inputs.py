@@ -76,6 +76,30 @@ def test_range_errors_are_the_cli_messages(cli, tmp_path):
         neardup.sign("a", n=2 ** 100)
 
 
+def test_words_errors_are_the_cli_messages(cli, tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_text("one two three")
+    for bad in ["Script", "spaces", "x y"]:
+        want = "words must be 'space' or 'script', got '%s'" % bad
+        assert cli_error(cli, "sign", "--words", bad, f).endswith(want)
+        for call in (lambda: neardup.compare("a", "b", words=bad),
+                     lambda: neardup.sign("a", words=bad),
+                     lambda: neardup.sign_batch(["a"], words=bad),
+                     lambda: neardup.scan(["x"], ["a"], words=bad),
+                     lambda: neardup.explain("a", "b", words=bad),
+                     lambda: neardup.ScanPlan(words=bad),
+                     lambda: neardup.Index.create(tmp_path / "idx", words=bad)):
+            with pytest.raises(ValueError) as e:
+                call()
+            assert str(e.value) == want
+    assert not (tmp_path / "idx").exists()
+    with pytest.raises(TypeError, match="words must be a str, 'space' or 'script', got int"):
+        neardup.sign("a", words=1)
+    # None is the default, space words, as for k and n.
+    assert neardup.sign("a b c d e f", words=None) == neardup.sign("a b c d e f", words="space")
+    assert neardup.sign("a b c d e f").words == "space"
+
+
 def test_threshold_errors_are_the_cli_messages(cli, tmp_path):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"id": 1, "text": "a b c d e f"}\n')

@@ -9,6 +9,9 @@ import neardup
 
 A = "We the People of the United States, in Order to form a more perfect Union"
 B = "We the people of the United States, in order to form a more perfect union!"
+# Script words (SPEC §11): one word under space words, 20 under script.
+ZH = "这是一个没有空格的句子，用来看看脚本的词是不是一个字一个字。"
+ZH2 = "这是一个没有空格的句子，用来看看脚本的词是不是一个字一个词。"
 
 
 def objects():
@@ -17,9 +20,17 @@ def objects():
     ids = ["a", 7, "b"]
     result = neardup.scan(ids, [A, B, A.upper()], threshold="0.5", k=3)
     mismatch = c.receipt.verify(A, B + " more words")[0]
+    script = neardup.compare(ZH, ZH2, k=3, words="script")
     return {"comparison": c, "receipt": c.receipt, "mismatch": mismatch,
             "fingerprint": neardup.sign(A), "no signature": neardup.sign("short"),
-            "batch": batch, "scan": result}
+            "batch": batch, "scan": result,
+            # Each keeps its word rule through pickling.
+            "script comparison": script, "script receipt": script.receipt,
+            "script fingerprint": neardup.sign(ZH, words="script"),
+            "script batch": neardup.sign_batch([ZH, ZH2, "短"], words="script"),
+            "script scan": neardup.scan(["a", "b"], [ZH, ZH2], threshold="0.5", k=3,
+                                        words="script"),
+            "script plan": neardup.ScanPlan(k=3, words="script")}
 
 
 @pytest.mark.parametrize("name", list(objects()))
@@ -29,16 +40,19 @@ def test_pickle_round_trip(name):
         back = pickle.loads(pickle.dumps(obj, protocol=protocol))
         assert type(back) is type(obj)
         assert repr(back) == repr(obj)
-        if name == "comparison":
+        if name.endswith("comparison"):
             assert back.to_json() == obj.to_json()
             assert back.fingerprints == obj.fingerprints
-        elif name == "batch":
+            assert back.receipt == obj.receipt and back.words == obj.words
+        elif name.endswith("batch"):
             assert np.array_equal(back.signatures, obj.signatures)
             assert np.array_equal(back.has_signature, obj.has_signature)
             assert np.array_equal(back.shingles, obj.shingles)
             assert back.normalized_sha256 == obj.normalized_sha256
-            assert list(back) == list(obj)
-        elif name == "scan":
+            assert list(back) == list(obj) and back.words == obj.words
+        elif name.endswith("plan"):
+            assert (back.words, back.k, back.bands) == (obj.words, obj.k, obj.bands)
+        elif name.endswith("scan"):
             assert back.pairs == obj.pairs and back.clusters == obj.clusters
             assert (back.keep, back.drop) == (obj.keep, obj.drop)
             assert back.pairs_jsonl() == obj.pairs_jsonl()
@@ -56,6 +70,29 @@ def test_reprs_say_what_the_object_is():
     assert repr(o["batch"]) == "SignatureBatch(len=3, k=3, n=64, with_signature=2)"
     assert repr(o["scan"]) == "ScanResult(documents=3, against=0, pairs=2, clusters=1, dropped=2)"
     assert str(o["receipt"]) == o["receipt"].canonical()
+    # The script rule is shown; the default is not.
+    assert "words" not in repr(o["fingerprint"]) + repr(o["batch"]) + repr(o["comparison"])
+    assert repr(o["script batch"]) == (
+        "SignatureBatch(len=3, k=5, n=128, words='script', with_signature=2)")
+    assert repr(o["script fingerprint"]).startswith("Fingerprint(k=5, n=128, words='script', ")
+    assert ", words='script', " in repr(o["script comparison"]) + repr(o["script receipt"])
+    assert ", words='script', " in repr(o["script plan"])
+
+
+def test_the_word_rule_is_on_every_object():
+    c = neardup.compare(ZH, ZH2, k=3, words="script")
+    assert c.words == c.receipt.words == "script"
+    assert c.receipt.algorithm == "kar-script-shingle-minhash-v1"
+    assert all(f.words == "script" for f in c.fingerprints)
+    assert json.loads(c.to_json())["receipt"]["algorithm"] == "kar-script-shingle-minhash-v1"
+    assert c.verdict == "NEAR-DUPLICATE"
+    # Under space words each text is one word: no signature.
+    space = neardup.compare(ZH, ZH2, k=3)
+    assert (space.words, space.verdict) == ("space", "INSUFFICIENT-DATA")
+    assert space.receipt.algorithm == neardup.ALGORITHM
+    assert neardup.sign_batch([ZH], words="script")[0] == neardup.sign(ZH, words="script")
+    assert neardup.sign_batch([ZH])[0] != neardup.sign(ZH, words="script")
+    assert neardup.ScanPlan().words == "space"
 
 
 def test_comparison_to_json_is_the_cli_object():

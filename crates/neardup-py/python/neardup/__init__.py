@@ -1,7 +1,8 @@
 """neardup: near-duplicate verification with receipts anyone can check.
 
-The same Rust core as the ``neardup`` command line (kar-shingle-minhash-v1):
-a receipt made here is the CLI's receipt, byte for byte. See the stubs
+The same Rust core as the ``neardup`` command line (kar-shingle-minhash-v1,
+and with ``words="script"`` SPEC §11's kar-script-shingle-minhash-v1): a
+receipt made here is the CLI's receipt, byte for byte. See the stubs
 (``__init__.pyi``) for the API.
 """
 

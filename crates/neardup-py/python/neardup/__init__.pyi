@@ -5,6 +5,15 @@ normalize (lowercase, collapse whitespace), take word k-shingles, MinHash
 them with fixed published constants, decide a verdict, and hand out a
 receipt whose canonical JSON and SHA-256 are the same on every machine.
 
+Every call that takes ``k`` and ``n`` also takes ``words``: ``"space"``
+(``None``, the default: words split on whitespace) or ``"script"`` (SPEC
+§11, kar-script-shingle-minhash-v1: every Han, kana, Thai, Lao, Khmer,
+Myanmar and Yi character is a word of its own, so that Chinese, Japanese
+and Thai compare), as the CLI's ``--words``. Anything else is a
+``ValueError`` with the CLI's message. The rule travels with what was made
+with it (fingerprints, batches, receipts: the receipt's algorithm id names
+it), and ``Receipt.verify`` recomputes with the receipt's own.
+
 Long calls run with the GIL released and look for signals every 50 ms or
 so: Ctrl-C stops them with ``KeyboardInterrupt`` (from the main thread;
 a call from another thread runs to its end). An internal error is a
@@ -26,6 +35,9 @@ UNICODE_VERSION: str
 """The Unicode version of the lowercase mapping, ``"17.0.0"``."""
 
 Verdict = Literal["IDENTICAL", "NEAR-DUPLICATE", "OVERLAPPING", "DISTINCT", "INSUFFICIENT-DATA"]
+
+Words = Optional[Literal["space", "script"]]
+"""A word rule: ``"space"`` (``None``) or ``"script"``."""
 
 Texts = Union[Iterable[str], Any]
 """A sequence (any iterable) of ``str``, or a pyarrow ``string``,
@@ -67,7 +79,11 @@ def from_file(path: str | os.PathLike[str], format: str | None = None, *,
     text, or a document's extracted text (see :func:`extract`)."""
 
 def explain(
-    a: str, b: str, k: Optional[int] = None, base: Optional[list[str]] = None
+    a: str,
+    b: str,
+    k: Optional[int] = None,
+    base: Optional[list[str]] = None,
+    words: Words = None,
 ) -> dict[str, Any]:
     """The passages ``a`` and ``b`` share: the ``coverage`` and ``passages``
     that ``neardup compare --explain --json`` adds to its object, the same
@@ -75,18 +91,27 @@ def explain(
     also ``shared_outside_base``: the words shared in passages that no base
     text holds, each text's share of them (``a``, ``b``) and the counts, as
     ``--base FILE`` gives. Evidence for people: the verdict and the receipt
-    stay SPEC's, over the whole texts. ``k`` is 5 when ``None``. GIL
-    released."""
+    stay SPEC's, over the whole texts. ``k`` is 5 when ``None``; passages
+    are made of ``words``' words. GIL released."""
 
-def compare(a: str, b: str, k: Optional[int] = None, n: Optional[int] = None) -> "Comparison":
+def compare(
+    a: str,
+    b: str,
+    k: Optional[int] = None,
+    n: Optional[int] = None,
+    words: Words = None,
+) -> "Comparison":
     """Compares text ``a`` with text ``b`` (the order matters for the receipt).
 
-    ``k`` and ``n`` are 5 and 128 when ``None`` (the core's defaults, as
-    for every call below). Raises ``ValueError`` for ``k`` outside 1..=64 or
-    ``n`` outside 16..=256 and ``TypeError`` for a text that is not a
-    ``str``. Runs with the GIL released."""
+    ``k`` and ``n`` are 5 and 128 when ``None`` and ``words`` is
+    ``"space"`` (the core's defaults, as for every call below). Raises
+    ``ValueError`` for ``k`` outside 1..=64, ``n`` outside 16..=256 or
+    ``words`` neither ``"space"`` nor ``"script"``, and ``TypeError`` for a
+    text that is not a ``str``. Runs with the GIL released."""
 
-def sign(text: str, k: Optional[int] = None, n: Optional[int] = None) -> "Fingerprint":
+def sign(
+    text: str, k: Optional[int] = None, n: Optional[int] = None, words: Words = None
+) -> "Fingerprint":
     """Normalizes, shingles and signs one text (GIL released)."""
 
 def sign_batch(
@@ -94,6 +119,7 @@ def sign_batch(
     k: Optional[int] = None,
     n: Optional[int] = None,
     threads: Optional[int] = None,
+    words: Words = None,
 ) -> "SignatureBatch":
     """Signs every text on ``threads`` worker threads (default: all cores, or
     ``RAYON_NUM_THREADS``), with the GIL released. A pyarrow array is read
@@ -113,6 +139,7 @@ def scan(
     threads: Optional[int] = None,
     recall: Literal["probable", "exact"] = "probable",
     containment: Optional[Union[float, str]] = None,
+    words: Words = None,
 ) -> "ScanResult":
     """Every near-duplicate pair of the documents ``(ids[i], texts[i])``,
     verified on its exact slot-match count, clustered, with the keeper of a
@@ -120,7 +147,7 @@ def scan(
     same documents, ids and order (the core's scan, run in memory).
 
     ``ids`` are unique ``str`` or ``int``. ``k`` and ``n`` default (``None``)
-    to the core's 5 and 128. ``threshold`` is read exactly as
+    to the core's 5 and 128, ``words`` to ``"space"`` (``--words``). ``threshold`` is read exactly as
     ``--threshold`` (0 < T <= 1, at most 4 decimals; 0.75 by default). ``against`` is an
     existing corpus ``(ids, texts)``: only pairs with a new document are
     reported, and its documents are never dropped. ``bands``/``rows``
@@ -184,7 +211,8 @@ class Index:
     (no index there), ``BlockingIOError`` (another writer holds the lock),
     another ``OSError`` (a read or write failed: ``errno`` set),
     ``ValueError`` (a damaged file, an id the index holds already, other
-    ``k``/``n``, a closed index, a write to an index opened for reading)."""
+    ``k``/``n``/``words``, a closed index, a write to an index opened for
+    reading)."""
 
     @classmethod
     def create(
@@ -196,10 +224,12 @@ class Index:
         recall: Literal["probable", "exact"] = "probable",
         bands: Optional[int] = None,
         rows: Optional[int] = None,
+        words: Words = None,
     ) -> "Index":
         """Creates an empty index in ``path`` (which must not exist, or be an
         empty directory), open for writing. The settings are those of
-        :func:`scan`; every later add and query uses them."""
+        :func:`scan`, the word rule included; every later add and query
+        uses them."""
     @classmethod
     def open(cls, path: Union[str, os.PathLike[str]], write: bool = False) -> "Index":
         """Opens the index in ``path`` for reading, or with ``write=True`` for
@@ -210,15 +240,20 @@ class Index:
         texts: Texts,
         only_new: bool = False,
         threads: Optional[int] = None,
+        words: Words = None,
     ) -> ScanResult:
         """Signs the documents, scans them against the index and adds them as
         one segment (with ``only_new=True`` only those not dropped). ``ids``
-        follow :func:`scan`'s rules and must not be in the index yet."""
+        follow :func:`scan`'s rules and must not be in the index yet. The
+        documents are signed with the index's word rule; ``words``, when
+        given, must be it (a ``ValueError`` otherwise, as ``neardup index
+        add --words`` refuses another rule)."""
     def query(
         self,
         texts: Texts,
         ids: Optional[Iterable[Union[str, int]]] = None,
         threads: Optional[int] = None,
+        words: Words = None,
     ) -> ScanResult:
         """:meth:`add` without adding. ``ids`` default to the texts' positions
         (``0, 1, …``), which must then not be ids of the index."""
@@ -230,7 +265,8 @@ class Index:
         threads: Optional[int] = None,
     ) -> ScanResult:
         """:meth:`add` of documents signed already by :func:`sign_batch` with
-        the index's ``k`` and ``n``: row ``i`` is document ``ids[i]``."""
+        the index's ``k``, ``n`` and ``words``: row ``i`` is document
+        ``ids[i]``."""
     def query_signatures(
         self,
         batch: "SignatureBatch",
@@ -248,7 +284,7 @@ class Index:
         """Whether this object holds the write lock."""
     def info(self) -> dict[str, Any]:
         """What ``neardup index info --json`` prints: ``documents``, ``k``,
-        ``n``, ``threshold``, ``bands``, ``rows``, ``recall``,
+        ``n``, ``words``, ``threshold``, ``bands``, ``rows``, ``recall``,
         ``miss_probability``, ``bytes``, ``segments``…"""
     def verify(self) -> list[str]:
         """Checks every segment's checksum and tables (``ValueError`` naming a
@@ -274,6 +310,9 @@ class Comparison:
     def n(self) -> int: ...
     @property
     def k(self) -> int: ...
+    @property
+    def words(self) -> Literal["space", "script"]:
+        """The word rule; the receipt's algorithm id names it."""
     @property
     def similarity(self) -> Optional[float]:
         """``matches / n`` (for display: the verdict is decided in integers)."""
@@ -314,13 +353,21 @@ class Receipt:
     def sha256(self) -> str:
         """The receipt hash: SHA-256 of :meth:`canonical`."""
     def verify(self, a: str, b: str, sha256: Optional[str] = None) -> list["Mismatch"]:
-        """Recomputes the receipt from the texts with its own ``k`` and ``n``;
-        every differing field, empty when verified. ``sha256``: a receipt hash
+        """Recomputes the receipt from the texts with its own ``k``, ``n`` and
+        word rule (its ``algorithm``); every differing field, empty when
+        verified. ``sha256``: a receipt hash
         the texts must also give (field ``receipt_sha256``)."""
     @property
     def k(self) -> int: ...
     @property
     def n(self) -> int: ...
+    @property
+    def words(self) -> Literal["space", "script"]:
+        """The word rule its algorithm id names."""
+    @property
+    def algorithm(self) -> str:
+        """``"kar-shingle-minhash-v1"``, or ``"kar-script-shingle-minhash-v1"``
+        for script words."""
     @property
     def verdict(self) -> Verdict: ...
     @property
@@ -358,6 +405,9 @@ class Fingerprint:
     @property
     def n(self) -> int: ...
     @property
+    def words(self) -> Literal["space", "script"]:
+        """The word rule it was made with."""
+    @property
     def normalized_sha256(self) -> str: ...
     @property
     def shingles(self) -> int:
@@ -387,6 +437,8 @@ class SignatureBatch:
     def k(self) -> int: ...
     @property
     def n(self) -> int: ...
+    @property
+    def words(self) -> Literal["space", "script"]: ...
     def __len__(self) -> int: ...
     def __getitem__(self, i: int) -> Fingerprint: ...
     def __iter__(self) -> Iterator[Fingerprint]: ...
@@ -406,12 +458,16 @@ class ScanPlan:
         bands: Optional[int] = None,
         rows: Optional[int] = None,
         recall: Literal["probable", "exact"] = "probable",
+        words: Words = None,
     ) -> None:
         """The plan ``neardup scan --threshold T -k K -n N [--bands B
-        --rows R] [--recall exact]`` uses, checked as the CLI checks them;
-        ``None`` is the CLI's default (0.75, 5, 128)."""
+        --rows R] [--recall exact] [--words script]`` uses, checked as the
+        CLI checks them; ``None`` is the CLI's default (0.75, 5, 128,
+        space)."""
     k: int
     n: int
+    words: Literal["space", "script"]
+    """The word rule: the algorithm its receipts name."""
     bands: int
     rows: int
     threshold: str
