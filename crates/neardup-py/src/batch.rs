@@ -135,7 +135,9 @@ impl SignatureBatch {
     /// arrays agree with each other and with `n`. A batch pickled before
     /// the word rule existed has space words.
     #[classmethod]
-    #[pyo3(signature = (k, n, signatures, has_signature, shingles, normalized_sha256, words = None))]
+    #[pyo3(signature = (
+        k, n, signatures, has_signature, shingles, normalized_sha256, words = None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn _restore(
         _cls: &Bound<'_, PyType>,

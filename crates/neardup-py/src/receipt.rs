@@ -43,9 +43,9 @@ impl Receipt {
     }
 
     /// Recomputes the receipt of `a` and `b` with this receipt's own `k`,
-    /// `n` and word rule (its algorithm id), and lists every field that differs; empty means verified. With
-    /// `sha256`, a receipt hash the texts must also give (as `neardup verify
-    /// --sha256`).
+    /// `n` and word rule (its algorithm id), and lists every field that
+    /// differs; empty means verified. With `sha256`, a receipt hash the
+    /// texts must also give (as `neardup verify --sha256`).
     #[pyo3(signature = (a, b, sha256 = None))]
     fn verify(
         &self,

@@ -21,7 +21,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 import neardup  # noqa: E402
 from neardup import spark as ns  # noqa: E402
-from test_cli import corpus, run_cli_scan, write_jsonl  # noqa: E402
+from test_cli import chinese, corpus, run_cli_scan, write_jsonl  # noqa: E402
 
 OUTPUTS = ("pairs", "clusters", "keep", "drop")
 
@@ -173,14 +173,17 @@ def test_exact_recall_equals_neardup_scan_and_all_pairs(spark, tmp_path):
 
 def test_scan_dataframe_row_order_and_integer_ids(spark):
     """Without an order column, the DataFrame's own row order: that of the
-    list it was made from."""
+    list it was made from. With script words (SPEC §11), which find the
+    Chinese near-copy at the end."""
     ids, texts = corpus(3, 80)
-    ids = list(range(1000, 1000 + len(ids)))
+    texts += chinese(3, 24)[1]
+    ids = list(range(1000, 1000 + len(texts)))
     df = spark.createDataFrame(list(zip(ids, texts)), "id long, text string")
-    out = ns.scan(df, threshold=0.7)
-    want = neardup.scan(ids, texts, threshold=0.7)
+    out = ns.scan(df, threshold=0.7, words="script")
+    want = neardup.scan(ids, texts, threshold=0.7, words="script")
     assert [r.asDict() for r in out.pairs.collect()] == want.pairs
     assert [r.id for r in out.drop.collect()] == want.drop
+    assert want.drop[-1] == ids[-1]
 
 
 def test_a_mixed_directory_equals_neardup_scan(cli, spark, mixed, tmp_path):
@@ -280,6 +283,30 @@ def test_spark_reads_names_by_the_crates_table(name, kind):
         assert inputs._remote_kind(name, name) == ("document" if kind is None else "jsonl")
 
 
+def test_script_words_equal_neardup_scan_words_script(cli, spark, tmp_path, monkeypatch):
+    """`python -m neardup.spark --words script`, run in this process on the
+    suite's session: the files `neardup scan --words script` writes, from a
+    JSONL file (signed through Spark's text reader) and a Parquet file
+    (read whole by the crate). (A DataFrame's scan with script words is in
+    test_scan_dataframe_row_order_and_integer_ids.)"""
+    from neardup.spark import __main__ as command
+    ids, texts = chinese(3, 24)
+    jsonl, parquet = tmp_path / "zh.jsonl", tmp_path / "zh.parquet"
+    write_jsonl(jsonl, ids[:20], texts[:20])
+    pq.write_table(pa.table({"id": ids[20:], "text": texts[20:]}), parquet)
+    want = run_cli_scan(cli, tmp_path, [jsonl, parquet], {"words": "script"})
+    assert '"a":"zh-12","b":"copy"' in want["pairs"] and want["drop"] == "copy\n"
+    out = {x: tmp_path / ("command-" + x) for x in OUTPUTS}
+    # The command stops its session when it ends; the suite's goes on.
+    monkeypatch.setattr(ns, "session", lambda *args, **conf: spark)
+    monkeypatch.setattr(spark, "stop", lambda: None)
+    assert command.main([str(jsonl), str(parquet), "--words", "script", "-q",
+                         "--pairs", str(out["pairs"]), "--clusters", str(out["clusters"]),
+                         "--keep-list", str(out["keep"]), "--drop-list", str(out["drop"])]) == 0
+    for x in OUTPUTS:
+        assert out[x].read_text(encoding="utf-8") == want[x], x
+
+
 def test_bad_input_names_the_file_and_line(spark, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "text": "a b c"}\n\n{"id": 2}\n', encoding="utf-8")
@@ -369,6 +396,7 @@ def test_scan_against_an_index_refuses_an_id_it_holds(spark, index):
     ({"n": 64}, "n=128, not n=64"),
     ({"recall": "exact"}, "recall='probable', not recall='exact'"),
     ({"bands": 4, "rows": 32}, "bands=.*, not bands=4"),
+    ({"words": "script"}, "words='space', not words='script'"),
 ])
 def test_scan_against_an_index_refuses_other_settings(spark, index, given, said):
     """An index answers with its own settings: one given that differs is
@@ -379,6 +407,15 @@ def test_scan_against_an_index_refuses_other_settings(spark, index, given, said)
         ns.scan(df, against_index=str(index["path"]), **given)
     with pytest.raises(ValueError, match="was built with %s" % said):
         ns.scan_files(spark, [str(index["dir"])], against_index=str(index["path"]), **given)
+
+
+def test_an_index_plan_has_the_index_word_rule(tmp_path):
+    """The driver reads the word rule from the index (the tasks sign with
+    it), as it reads K and N."""
+    from neardup.spark.index import _plan
+    neardup.Index.create(tmp_path / "idx", words="script", k=3).close()
+    length, plan = _plan(str(tmp_path / "idx"), {"words": "script", "k": None})
+    assert (length, plan.words, plan.k) == (0, "script", 3)
 
 
 @pytest.mark.cluster

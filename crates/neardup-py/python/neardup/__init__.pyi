@@ -147,8 +147,9 @@ def scan(
     same documents, ids and order (the core's scan, run in memory).
 
     ``ids`` are unique ``str`` or ``int``. ``k`` and ``n`` default (``None``)
-    to the core's 5 and 128, ``words`` to ``"space"`` (``--words``). ``threshold`` is read exactly as
-    ``--threshold`` (0 < T <= 1, at most 4 decimals; 0.75 by default). ``against`` is an
+    to the core's 5 and 128, ``words`` to ``"space"`` (``--words``).
+    ``threshold`` is read exactly as ``--threshold`` (0 < T <= 1, at most 4
+    decimals; 0.75 by default). ``against`` is an
     existing corpus ``(ids, texts)``: only pairs with a new document are
     reported, and its documents are never dropped. ``bands``/``rows``
     override the LSH banding (both or neither); ``recall="exact"`` chooses

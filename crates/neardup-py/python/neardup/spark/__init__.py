@@ -42,7 +42,7 @@ Command line (``python -m neardup.spark --help``)::
     python -m neardup.spark INPUT... --pairs P --clusters C \\
         [--keep-list F] [--drop-list F] [--against REF]... [--against-index DIR] \\
         [--master URL] \\
-        [--threshold T] [-k K] [-n N]
+        [--threshold T] [-k K] [-n N] [--words space|script]
 """
 
 import os
@@ -68,7 +68,7 @@ BLOCK_SIZE = 2048
 
 def scan(df, id_col="id", text_col="text", threshold=None, k=None, n=None, against=None,
          order_col=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-         recall=None, against_index=None):
+         recall=None, against_index=None, words=None):
     """Every near-duplicate pair of the documents of ``df`` (columns
     ``id_col``, unique strings or integers, and ``text_col``), as ``neardup
     scan`` reports them for the same documents in the same order: the
@@ -84,15 +84,17 @@ def scan(df, id_col="id", text_col="text", threshold=None, k=None, n=None, again
     number of partitions of the shuffled stages (default: Spark's
     ``spark.sql.shuffle.partitions``, which adaptive execution may
     coalesce). ``threshold``, ``k`` and ``n`` default to ``0.75``, ``5`` and
-    ``128``. ``recall="exact"`` chooses pigeonhole bands that miss no pair
+    ``128``, and ``words`` to ``"space"`` (``"script"``: SPEC §11's words,
+    ``neardup scan --words script``). ``recall="exact"`` chooses pigeonhole bands that miss no pair
     (``neardup scan --recall exact``; the default is ``"probable"``).
     Returns a :class:`ScanFrames`.
 
     ``against_index`` is instead a persistent index (``neardup.Index``,
     ``neardup index``): the result is what ``neardup.Index.open(PATH).query``
-    gives for the same documents, with the index's own ``K``, ``N``,
-    threshold and banding. Any of ``threshold``, ``k``, ``n``, ``bands``,
-    ``rows`` and ``recall`` given must then be the index's (a
+    gives for the same documents, with the index's own ``K``, ``N``, word
+    rule, threshold and banding. Any of ``threshold``, ``k``, ``n``,
+    ``words``, ``bands``, ``rows`` and ``recall`` given must then be the
+    index's (a
     ``ValueError`` otherwise, as ``neardup index query`` refuses other
     options). Each executor task opens the index
     read-only (and the driver reads its settings), so ``PATH`` must be a
@@ -104,34 +106,34 @@ def scan(df, id_col="id", text_col="text", threshold=None, k=None, n=None, again
         if against is not None:
             raise ValueError("against and against_index: give one reference set, not both")
         path = os.fspath(against_index)
-        length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall))
+        length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall, words))
         signed = _sign_frame(_ordered(df, order_col, id_col, partitions), 1, id_col, text_col,
-                             plan.k, plan.n)
+                             plan.k, plan.n, plan.words)
         return _scan_index(spark, signed, path, length, plan, partitions, block_size)
-    plan = _scan_plan(threshold, k, n, bands, rows, recall)
+    plan = _scan_plan(threshold, k, n, bands, rows, recall, words)
     frames = []
     for src, frame in ((0, against), (1, df)):
         if frame is None:
             continue
         frames.append(_sign_frame(_ordered(frame, order_col, id_col, partitions), src, id_col,
-                                  text_col, plan.k, plan.n))
+                                  text_col, plan.k, plan.n, plan.words))
     signed = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out
 
 
-def _settings(threshold, k, n, bands, rows, recall):
+def _settings(threshold, k, n, bands, rows, recall, words):
     """The settings a caller gave (None where not), by name."""
     return {"threshold": threshold, "k": k, "n": n, "bands": bands, "rows": rows,
-            "recall": recall}
+            "recall": recall, "words": words}
 
 
-def _scan_plan(threshold, k, n, bands, rows, recall):
+def _scan_plan(threshold, k, n, bands, rows, recall, words):
     """The plan of a scan, with ``neardup scan``'s defaults for the settings
     not given: ``None`` is passed through, and the crate fills in the core's
     defaults."""
     return _neardup.ScanPlan(threshold, k, n, bands, rows,
-                             "probable" if recall is None else recall)
+                             "probable" if recall is None else recall, words)
 
 
 def _ordered(frame, order_col, id_col, partitions):
@@ -144,7 +146,7 @@ def _ordered(frame, order_col, id_col, partitions):
 
 def scan_files(spark, inputs, against=(), id_field="id", text_field="text", threshold=None,
                k=None, n=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-               recall=None, against_index=None):
+               recall=None, against_index=None, words=None):
     """:func:`scan` on JSONL / Parquet corpora read by :func:`read`: ids
     are the JSON text of the ids as the files wrote them (``"\\"a\\""``,
     ``7``), exactly as ``neardup scan`` writes them. ``against_index`` is as
@@ -153,11 +155,11 @@ def scan_files(spark, inputs, against=(), id_field="id", text_field="text", thre
         if against:
             raise ValueError("against and against_index: give one reference set, not both")
         path = os.fspath(against_index)
-        length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall))
-        signed = read(spark, inputs, (), id_field, text_field, plan.k, plan.n)
+        length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall, words))
+        signed = read(spark, inputs, (), id_field, text_field, plan.k, plan.n, plan.words)
         return _scan_index(spark, signed, path, length, plan, partitions, block_size)
-    plan = _scan_plan(threshold, k, n, bands, rows, recall)
-    signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n)
+    plan = _scan_plan(threshold, k, n, bands, rows, recall, words)
+    signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n, plan.words)
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out
 

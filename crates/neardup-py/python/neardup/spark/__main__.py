@@ -4,7 +4,7 @@ output files byte for byte.
     python -m neardup.spark INPUT... --pairs P --clusters C [--keep-list F]
         [--drop-list F] [--against REF]... [--against-index DIR] [--master URL]
         [--threshold T]
-        [-k K] [-n N]
+        [-k K] [-n N] [--words space|script]
 
 Exit status: 0 success, 2 any error (one line on stderr).
 """
@@ -42,6 +42,10 @@ def parser():
                         "(0 < T <= 1, up to 4 decimals; default 0.75)")
     p.add_argument("-k", type=int, help="shingle size in words (default 5)")
     p.add_argument("-n", type=int, help="permutations (default 128)")
+    p.add_argument("--words", choices=("space", "script"),
+                   help="script: every Han, kana, Thai, Lao, Khmer, Myanmar and Yi character is "
+                        "a word (SPEC §11, kar-script-shingle-minhash-v1), as neardup scan "
+                        "--words script; default space")
     p.add_argument("--bands", type=int, help="LSH bands (with --rows)")
     p.add_argument("--rows", type=int, help="LSH rows per band (with --bands)")
     p.add_argument("--recall", choices=("probable", "exact"),
@@ -101,7 +105,8 @@ def main(argv=None):
             spark.sparkContext.setCheckpointDir(args.checkpoint_dir)
         out = scan_files(spark, args.inputs, against=args.against, id_field=args.id_field,
                          text_field=args.text_field, threshold=args.threshold, k=args.k,
-                         n=args.n, bands=args.bands, rows=args.rows, recall=args.recall,
+                         n=args.n, words=args.words, bands=args.bands, rows=args.rows,
+                         recall=args.recall,
                          partitions=args.partitions,
                          block_size=args.block_size or BLOCK_SIZE,
                          against_index=args.against_index)

@@ -107,6 +107,6 @@ def _fingerprint_columns(b):
     }
 
 
-def _sign_fields(texts, k, n):
+def _sign_fields(texts, k, n, words):
     """The fingerprint columns of a list (or arrow array) of texts."""
-    return _fingerprint_columns(_neardup.sign_batch(texts, k=k, n=n, threads=1))
+    return _fingerprint_columns(_neardup.sign_batch(texts, k=k, n=n, threads=1, words=words))

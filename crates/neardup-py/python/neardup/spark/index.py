@@ -40,18 +40,18 @@ _PAIRS = T.StructType([T.StructField("a", T.LongType()), T.StructField("b", T.Lo
 
 
 def _plan(path, given):
-    """The index's length and its plan (its own ``K``, ``N``, threshold and
-    banding), read on the driver. ``given`` holds the scan's own settings,
+    """The index's length and its plan (its own ``K``, ``N``, word rule,
+    threshold and banding), read on the driver. ``given`` holds the scan's own settings,
     None where the caller gave none: each one given must be the index's, as
     ``neardup index query`` checks its options (an index answers with its
     own settings)."""
     with _neardup.Index.open(path) as index:
         info = index.info()
         plan = _neardup.ScanPlan(info["threshold"], info["k"], info["n"], info["bands"],
-                                 info["rows"])
+                                 info["rows"], words=info["words"])
         length = len(index)
     own = {"k": plan.k, "n": plan.n, "bands": plan.bands, "rows": plan.rows,
-           "recall": info["recall"], "threshold": plan.threshold}
+           "recall": info["recall"], "threshold": plan.threshold, "words": plan.words}
     for name, value in given.items():
         if value is None:
             continue
@@ -80,8 +80,8 @@ def _open(path, length):
 def _run(spark, signed, path, length, plan, partitions, block_size):
     """The scan of the signed documents against the index in ``path``, of
     ``length`` documents and this ``plan`` (:func:`_plan`): returns a
-    ``ScanFrames``. The documents must be signed with the plan's ``K`` and
-    ``N``."""
+    ``ScanFrames``. The documents must be signed with the plan's ``K``,
+    ``N`` and word rule."""
     times, stage = _clock()
     r = length
     n = plan.n

@@ -38,7 +38,7 @@ from .arrow import (_arrow_schema, _batch, _column, _fingerprint_columns, _ints,
                     _sign_fields, _signed_schema)
 
 
-def _sign_frame(df, src, id_col, text_col, k, n):
+def _sign_frame(df, src, id_col, text_col, k, n, words):
     """Signs a DataFrame in its row order: a document's group is its
     partition and its position the row's place in it, as ``collect()``
     would list them."""
@@ -64,7 +64,7 @@ def _sign_frame(df, src, id_col, text_col, k, n):
                 bad = id_col if ids.null_count else text_col
                 raise ValueError("column '%s' holds a null" % bad)
             size = len(b)
-            cols = _sign_fields(texts.cast(pa.large_string()), k, n)
+            cols = _sign_fields(texts.cast(pa.large_string()), k, n, words)
             cols.update(
                 src=np.full(size, src, dtype=np.int32), g1=np.full(size, part, dtype=np.int64),
                 g2=np.zeros(size, dtype=np.int64), pos=np.arange(pos, pos + size, dtype=np.int64),
@@ -143,7 +143,7 @@ def _remote_kind(rel, name):
                      "neardup.spark.scan" % name)
 
 
-def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n):
+def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n, words):
     """Signs one plain JSONL file that Spark's text reader splits into
     blocks: a document's group is its file block and its position the count
     of documents before it in the block, so that blocks in offset order give
@@ -156,7 +156,7 @@ def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n):
         for b in batches:
             starts = _ints(_column(b, "start"), np.int64)
             blocks, poss, ids, sigs, state = _neardup.sign_lines(
-                _column(b, "value"), starts, state, name, id_field, text_field, k, n)
+                _column(b, "value"), starts, state, name, id_field, text_field, k, n, words)
             if not ids:
                 continue
             size = len(ids)
@@ -177,7 +177,7 @@ def _skip(name, error):
     print("neardup.spark: warning: reading '%s': %s (skipped)" % (name, error), file=sys.stderr)
 
 
-def _sign_documents(spark, files, k, n):
+def _sign_documents(spark, files, k, n, words):
     """Signs files that are one document each, read by Spark's
     ``binaryFile`` source: ``files`` holds ``(src, file_index, uri, name)``
     rows, ``uri`` as Hadoop lists it (binaryFile's ``path`` is the same
@@ -197,7 +197,7 @@ def _sign_documents(spark, files, k, n):
                     _skip(name, e)
                     continue
                 ids = _neardup.ids_json([name])
-                cols = _sign_fields(pa.array([text], type=pa.large_string()), k, n)
+                cols = _sign_fields(pa.array([text], type=pa.large_string()), k, n, words)
                 cols.update(
                     src=np.full(1, src, dtype=np.int32), g1=np.full(1, g1, dtype=np.int64),
                     g2=np.zeros(1, dtype=np.int64), pos=np.zeros(1, dtype=np.int64),
@@ -208,7 +208,7 @@ def _sign_documents(spark, files, k, n):
     return docs.select("path", "content").mapInArrow(sign, schema)
 
 
-def _sign_whole(spark, files, id_field, text_field, k, n):
+def _sign_whole(spark, files, id_field, text_field, k, n, words):
     """Signs files that are read whole, one task each at most: ``files``
     holds ``(src, file_index, path, name, is_text)`` rows. A document's group
     is its file and its position its place in the file."""
@@ -222,7 +222,7 @@ def _sign_whole(spark, files, id_field, text_field, k, n):
                 pos = 0
                 reader = _neardup.CorpusReader(
                     path, name=name, id_field=id_field, text_field=text_field, k=k, n=n,
-                    text=text)
+                    text=text, words=words)
                 if text:
                     # One document: an unreadable one is skipped, as
                     # `neardup scan` skips it.
@@ -247,12 +247,14 @@ def _sign_whole(spark, files, id_field, text_field, k, n):
     return table.repartition(parts).mapInArrow(sign, schema)
 
 
-def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=None):
+def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=None,
+         words=None):
     """Signs corpora (JSONL plain, gzip or zstd, Parquet) and text files (a
     directory gives its files in ``neardup scan``'s order), numbering
     documents as ``neardup scan`` does: ``against`` first, then ``inputs``,
-    each file in line (row) order; blank lines are skipped. ``k`` and ``n``
-    default (``None``) to the core's, as every call of the crate does. Returns the
+    each file in line (row) order; blank lines are skipped. ``k``, ``n`` and
+    ``words`` default (``None``) to the core's, as every call of the crate
+    does. Returns the
     signed documents, one row each, that :func:`scan_files` scans."""
     frames, whole, documents = [], [], []
     index = 0
@@ -261,16 +263,16 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=
             for f, name, kind in _files(spark, path):
                 if kind == "jsonl":
                     frames.append(_sign_jsonl(spark, f, name, src, index, id_field, text_field,
-                                              k, n))
+                                              k, n, words))
                 elif kind == "document":
                     documents.append((src, index, f, name))
                 else:
                     whole.append((src, index, f, name, kind == "text"))
                 index += 1
     if whole:
-        frames.append(_sign_whole(spark, whole, id_field, text_field, k, n))
+        frames.append(_sign_whole(spark, whole, id_field, text_field, k, n, words))
     if documents:
-        frames.append(_sign_documents(spark, documents, k, n))
+        frames.append(_sign_documents(spark, documents, k, n, words))
     if not frames:
         raise ValueError("no input")
     signed = frames[0]

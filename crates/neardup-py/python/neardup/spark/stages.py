@@ -136,7 +136,8 @@ def _groups(batches, keys):
 
 
 def _plan_args(plan):
-    return (plan.threshold, plan.k, plan.n, plan.bands, plan.rows)
+    """The arguments that make ``plan`` again in a task."""
+    return (plan.threshold, plan.k, plan.n, plan.bands, plan.rows, "probable", plan.words)
 
 
 def _near(docs, reps, plan, refs, partitions, block_size):
