@@ -33,7 +33,10 @@ pub fn run(args: &CompareArgs, backend: Backend) -> Result<()> {
     let base = bases.base(params);
     // The base text's rule, for --explain: the words shared outside it.
     let outside = (evidence.is_some() && base.is_some()).then(|| {
-        let (wa, wb) = (neardup::Words::new(a), neardup::Words::new(b));
+        let (wa, wb) = (
+            neardup::Words::with_rule(a, params.words()),
+            neardup::Words::with_rule(b, params.words()),
+        );
         neardup::mark(&wa, &wb, base.as_ref(), params.k()).outside()
     });
     // Microsecond resolution: finer digits would be noise.

@@ -62,10 +62,6 @@ def test_explain_of_script_words_is_the_clis(cli, tmp_path):
     assert 0 < outside["shared_words_a"] < got["coverage"]["shared_words_a"]
 
 
-@pytest.mark.xfail(strict=True, reason="the CLI's compare --explain --base cuts the texts into "
-                   "space words whatever --words says (neardup-cli/src/compare.rs: Words::new "
-                   "where Words::with_rule(text, params.words()) is meant); remove this mark "
-                   "once it is mended")
 def test_shared_outside_base_of_script_words_is_the_clis(cli, tmp_path):
     a, b, base = script_files(tmp_path)
     want = json.loads(cli("compare", "--explain", "--json", "--words", "script", "--base", base,
