@@ -54,6 +54,22 @@ def _find_cli():
 
 
 @pytest.fixture(scope="session")
+def spark():
+    """The suite's one Spark session (`local[2]`), shared by every test
+    that needs one: a JVM started once, not once per module."""
+    pytest.importorskip("pyspark")
+    from neardup import spark as ns
+    s = ns.session("local[2]", app="neardup-tests", **{
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.driver.memory": "1g",
+    })
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
 def cli():
     """Runs the neardup binary; returns stdout (bytes). Fails on a non-zero exit."""
     binary = _find_cli()

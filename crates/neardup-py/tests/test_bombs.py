@@ -134,11 +134,10 @@ def test_max_expanded_is_the_clis(cli, tmp_path):
     assert want.endswith(str(e.value))
 
 
-def test_spark_binary_files_skip_a_bomb_as_the_cli_does(cli, tmp_path, monkeypatch):
+def test_spark_binary_files_skip_a_bomb_as_the_cli_does(cli, spark, tmp_path, monkeypatch):
     """A folder of two documents that are one text and the bombs, read
     through Spark's binaryFile source (the path a remote URI takes): the
     CLI's pairs, clusters and lists, the bombs skipped by both."""
-    pytest.importorskip("pyspark")
     from neardup import spark as ns
     from test_cli import run_cli_scan
     from test_spark import OUTPUTS, spark_files
@@ -155,10 +154,6 @@ def test_spark_binary_files_skip_a_bomb_as_the_cli_does(cli, tmp_path, monkeypat
         (d / name).write_bytes(data)
     want = run_cli_scan(cli, tmp_path, [d], {"threshold": "0.75"})
     assert '"verdict":"IDENTICAL"' in want["pairs"]
-    spark = ns.session("local[2]", app="neardup-bombs", **{
-        "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
-        "spark.driver.memory": "1g"})
-    spark.sparkContext.setLogLevel("ERROR")
     monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
     got = spark_files(ns.scan_files(spark, ["file://" + str(d)], threshold="0.75"), tmp_path)
     got = {x: v.replace("file://" + str(d), str(d)) for x, v in got.items()}

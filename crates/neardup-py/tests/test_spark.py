@@ -26,19 +26,6 @@ from test_cli import chinese, corpus, run_cli_scan, write_jsonl  # noqa: E402
 OUTPUTS = ("pairs", "clusters", "keep", "drop")
 
 
-@pytest.fixture(scope="session")
-def spark():
-    """The suite's one Spark session."""
-    s = ns.session("local[2]", app="neardup-tests", **{
-        "spark.sql.shuffle.partitions": "2",
-        "spark.default.parallelism": "2",
-        "spark.driver.memory": "1g",
-    })
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
-    s.stop()
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """The corpus as the CLI and Spark read it: a reference JSONL, and the
