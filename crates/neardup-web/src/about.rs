@@ -3,11 +3,17 @@
 //! `web/assemble.mjs`), so that each is written once, in the core, and a
 //! change of default or of extractor reaches the page with the next build.
 
-use serde_json::{json, Value};
+use neardup::WordRule;
+use serde_json::{json, Map, Value};
 
 /// The core's defaults and versions, as the page shows them:
-/// `{"algorithm", "extractor", "k", "n", "threshold"}`. `k` and `n` are
-/// [`neardup::Params::DEFAULT`]'s; `threshold` is `neardup scan`'s default,
+/// `{"algorithm", "algorithms", "extractor", "k", "n", "threshold",
+/// "words"}`. `k`, `n` and `words` (the word rule's name) are
+/// [`neardup::Params::DEFAULT`]'s; `algorithms` maps each word rule's name
+/// to its receipts' algorithm id (`{"script":
+/// "kar-script-shingle-minhash-v1", "space": "kar-shingle-minhash-v1"}`),
+/// so that the page names a receipt's rule without spelling the ids
+/// itself; `threshold` is `neardup scan`'s default,
 /// [`neardup::Threshold::NEAR_DUPLICATE`], at which the page's clusters are
 /// drawn, as a decimal string (thresholds are never floats);
 /// `extractor` is [`neardup_extract::VERSION`], which a receipt over an
@@ -16,17 +22,25 @@ use serde_json::{json, Value};
 /// ```
 /// let about = neardup_web::about();
 /// assert_eq!(about["k"], 5);
+/// assert_eq!(about["words"], "space");
+/// assert_eq!(about["algorithms"]["script"], "kar-script-shingle-minhash-v1");
 /// assert_eq!(about["threshold"], "0.75");
 /// assert_eq!(about["extractor"], "neardup-extract-v1");
 /// ```
 pub fn about() -> Value {
     let params = neardup::Params::DEFAULT;
+    let algorithms: Map<String, Value> = WordRule::ALL
+        .into_iter()
+        .map(|r| (r.name().to_owned(), r.algorithm().into()))
+        .collect();
     json!({
         "algorithm": neardup::ALGORITHM,
+        "algorithms": algorithms,
         "extractor": neardup_extract::VERSION,
         "k": params.k(),
         "n": params.n(),
         "threshold": neardup::Threshold::NEAR_DUPLICATE.to_string(),
+        "words": params.words().name(),
     })
 }
 
@@ -47,5 +61,9 @@ mod tests {
         );
         assert_eq!(about["extractor"], neardup_extract::VERSION);
         assert_eq!(about["algorithm"], neardup::ALGORITHM);
+        assert_eq!(about["words"], params.words().name());
+        for rule in WordRule::ALL {
+            assert_eq!(about["algorithms"][rule.name()], rule.algorithm());
+        }
     }
 }

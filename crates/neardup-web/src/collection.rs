@@ -29,6 +29,10 @@ pub struct CollectionRequest {
     pub k: String,
     /// `N` as the user typed it.
     pub n: String,
+    /// The word rule, `space` or `script` (SPEC §11, `--words`); absent
+    /// is `space`.
+    #[serde(default)]
+    pub words: Option<String>,
     /// The threshold as the user typed it (`0.35`; up to 4 decimals).
     pub threshold: String,
     /// The containment threshold as the user typed it (`--containment`);
@@ -71,7 +75,7 @@ pub struct CollectionRequest {
 /// path order. A file that is not valid UTF-8 is skipped, as the command
 /// line skips it, unless `lossy`.
 ///
-/// Returns `{"ok": true, "k", "n", "threshold", "containment", "bands",
+/// Returns `{"ok": true, "k", "n", "words", "threshold", "containment", "bands",
 /// "rows", "miss_probability", "refs", "documents": [{"id", "shingles",
 /// "signed"}], "skipped": [{"id", "error"}], "warnings": [{"id",
 /// "warning"}], "pairs": [PAIR], "pairs_jsonl", "groups", "clusters",
@@ -93,8 +97,8 @@ pub struct CollectionRequest {
 /// "parts": [{"source", "words", "share"}]}` per submission (`share` as
 /// the report writes it, `"80.0%"`; `null`s for a submission no source is
 /// paired with), else `null`. On bad input: `{"ok": false, "field", "error"}` where `field`
-/// is `k`, `n`, `threshold`, `containment`, `sources`, `files` or
-/// `request`.
+/// is `k`, `n`, `words`, `threshold`, `containment`, `sources`, `files` or
+/// `request`. `words` is the word rule's name, `space` or `script`.
 ///
 /// ```
 /// use neardup_web::{collection, CollectionRequest};
@@ -123,7 +127,7 @@ fn run(
     req: &CollectionRequest,
     progress: &mut dyn FnMut(CollectionStage, u64, u64),
 ) -> Result<Value, Failure> {
-    let params = params(&req.k, &req.n)?;
+    let params = params(&req.k, &req.n, req.words.as_deref())?;
     let search = Search::parse(params, &req.threshold, &req.containment)?;
     if req.against && req.sources.is_empty() {
         return Err(("sources", NO_SOURCES.into()));
@@ -258,6 +262,7 @@ fn run(
         "ok": true,
         "k": params.k(),
         "n": params.n(),
+        "words": params.words().name(),
         "threshold": plan.threshold().to_string(),
         "containment": search.containment().map(|t| t.to_string()),
         "bands": banding.bands(),
@@ -408,6 +413,46 @@ mod tests {
                 .matches(fps[1].signature.as_ref().unwrap())
         );
         assert_eq!(map[2], Value::Null, "document 4 has no signature");
+    }
+
+    /// A Chinese text and its lightly edited copy: one word each when cut
+    /// on spaces, so no pair, with a caveat that names script words; a
+    /// near-duplicate pair with script words, the core's receipt.
+    #[test]
+    fn script_words_find_the_pair_that_spaces_miss() {
+        let zh = "河水每年春天都会泛滥，老桥依然屹立在那里，村民们在桥上来来往往，孩子们在河边玩耍，老人们坐在树下聊天。"
+            .repeat(3);
+        let edited = zh.replacen("老桥", "旧桥", 1);
+        let stranger = BASE.to_uppercase();
+        let texts: [&[u8]; 3] = [zh.as_bytes(), edited.as_bytes(), stranger.as_bytes()];
+        let ids = ["zh/a.txt", "zh/b.txt", "zh/c.txt"];
+        let (data, mut req) = request(&ids, &texts, "0.5");
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(
+            (&out["words"], &out["pairs"]),
+            (&json!("space"), &json!([]))
+        );
+        let warning = out["warnings"][0]["warning"].as_str().unwrap();
+        assert!(
+            warning.ends_with("script words can (--words script)"),
+            "{warning}"
+        );
+        req.words = Some("script".into());
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(out["words"], "script");
+        assert_eq!(out["warnings"], json!([]));
+        let pairs = out["pairs"].as_array().unwrap();
+        assert_eq!(pairs.len(), 1, "{out}");
+        assert_eq!(pairs[0]["verdict"], "NEAR-DUPLICATE");
+        let params = Params::new(3, 64)
+            .unwrap()
+            .with_words(neardup::WordRule::Script);
+        let core = neardup::compare(&zh, &edited, params).receipt;
+        assert_eq!(pairs[0]["receipt"], core.canonical());
+        assert_eq!(out["clusters"], json!([[0, 1]]));
+        req.words = Some("han".into());
+        let out = collection(&data, &req, &mut |_, _, _| {});
+        assert_eq!(out["field"], "words", "{out}");
     }
 
     #[test]

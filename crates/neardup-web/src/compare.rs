@@ -1,6 +1,6 @@
 //! Compare: two documents' bytes in, the page's result object out.
 
-use neardup::{normalize, Backend, Comparison, Doc, Error, Params, ShingleSet};
+use neardup::{normalize, Backend, Comparison, Doc, Error, Params, ShingleSet, WordRule};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -16,6 +16,9 @@ pub struct CompareRequest {
     pub k: String,
     /// `N` as the user typed it.
     pub n: String,
+    /// The word rule, `space` or `script` (SPEC §11); absent is `space`.
+    #[serde(default)]
+    pub words: Option<String>,
     /// Replace invalid UTF-8 instead of refusing it.
     #[serde(default)]
     pub lossy: bool,
@@ -33,8 +36,9 @@ pub struct CompareRequest {
 /// Returns the core's [`neardup::Report`], the object `neardup compare
 /// --json` prints (`a`, `b`, `jaccard`, `matches`, `n`, `receipt`,
 /// `receipt_sha256`, `similarity`, `similarity_interval_95`, `verdict`),
-/// plus `"ok": true`; or
-/// `{"ok": false, "field", "error"}` where `field` is `k`, `n`, `a` or `b`.
+/// plus `"ok": true` and `words`, the word rule's name beside `n`; or
+/// `{"ok": false, "field", "error"}` where `field` is `k`, `n`, `words`,
+/// `a` or `b`.
 /// `progress` hears each [`Stage`] as it starts.
 pub fn compare(
     texts: [Vec<u8>; 2],
@@ -42,7 +46,7 @@ pub fn compare(
     progress: &mut dyn FnMut(Stage),
 ) -> Value {
     let run = || -> Result<Value, (&'static str, String)> {
-        let params = params(&req.k, &req.n)?;
+        let params = params(&req.k, &req.n, req.words.as_deref())?;
         let how = (req.lossy, req.names.as_ref(), &req.files);
         let (texts, notes) = decode_both(texts, how, params, progress)?;
         let c = comparison(texts, params, progress)?;
@@ -52,6 +56,7 @@ pub fn compare(
             .map_or(["document A", "document B"], |n| [&n[0], &n[1]]);
         let mut out = serde_json::to_value(c.report(names)).unwrap_or_default();
         out["ok"] = true.into();
+        out["words"] = params.words().name().into();
         notes.add_to(&mut out);
         Ok(out)
     };
@@ -63,20 +68,34 @@ pub(crate) fn failure(field: &str, error: &str) -> Value {
     json!({"ok": false, "field": field, "error": error})
 }
 
-/// Reads `K` and `N` as typed; the core's own messages refuse bad ranges.
-pub(crate) fn params(k: &str, n: &str) -> Result<Params, (&'static str, String)> {
+/// Reads `K`, `N` and the word rule as sent; the core's own messages
+/// refuse bad ranges and rule names.
+pub(crate) fn params(
+    k: &str,
+    n: &str,
+    words: Option<&str>,
+) -> Result<Params, (&'static str, String)> {
     let k = whole(k, "shingle size k", "k")?;
     let n = whole(n, "permutation count n", "n")?;
-    Params::new(k, n).map_err(|e| match e {
+    let params = Params::new(k, n).map_err(|e| match e {
         Error::Permutations(_) => ("n", e.to_string()),
         _ => ("k", e.to_string()),
-    })
+    })?;
+    Ok(params.with_words(word_rule(words)?))
 }
 
-/// Reads `K` alone, for work where `N` plays no part (explain).
-pub(crate) fn shingle_size(k: &str) -> Result<Params, (&'static str, String)> {
-    let k = whole(k, "shingle size k", "k")?;
-    Params::new(k, Params::DEFAULT.n() as u64).map_err(|e| ("k", e.to_string()))
+/// Reads `K` and the word rule, for work where `N` plays no part (explain).
+pub(crate) fn shingle_size(k: &str, words: Option<&str>) -> Result<Params, (&'static str, String)> {
+    params(k, &Params::DEFAULT.n().to_string(), words)
+}
+
+/// The word rule by name; none given is SPEC §2's, [`WordRule::Space`].
+/// Not trimmed: the page sends a `<select>`'s value, and the core's
+/// message quotes what came.
+fn word_rule(words: Option<&str>) -> Result<WordRule, (&'static str, String)> {
+    words.map_or(Ok(WordRule::Space), |w| {
+        w.parse().map_err(|e: Error| ("words", e.to_string()))
+    })
 }
 
 /// A whole number as typed, or a message naming what it should be.
@@ -214,15 +233,18 @@ mod tests {
                 "ΟΔΟΣ  İstanbul\u{feff} straße",
                 "οδος i\u{307}stanbul STRASSE",
             ),
+            ("你好，世界 neardup是工具", "你好世界  NEARDUP 是工具。"),
         ];
         for (a, b) in pairs {
             for k in [1, 2, 5] {
-                let p = Params::new(k, 16).unwrap();
-                let staged = comparison([a.into(), b.into()], p, &mut |_| {}).unwrap();
-                let core = neardup::compare(a, b, p);
-                assert_eq!(staged.receipt, core.receipt);
-                assert_eq!(staged.fingerprints, core.fingerprints);
-                assert_eq!(staged.containment, core.containment);
+                for rule in WordRule::ALL {
+                    let p = Params::new(k, 16).unwrap().with_words(rule);
+                    let staged = comparison([a.into(), b.into()], p, &mut |_| {}).unwrap();
+                    let core = neardup::compare(a, b, p);
+                    assert_eq!(staged.receipt, core.receipt);
+                    assert_eq!(staged.fingerprints, core.fingerprints);
+                    assert_eq!(staged.containment, core.containment);
+                }
             }
         }
     }
@@ -254,6 +276,83 @@ mod tests {
         assert_eq!(out("-1", "16")["field"], "k");
         assert_eq!(out("99999999999999999999999", "16")["field"], "k");
         assert_eq!(out(" 5 ", "16")["ok"], true);
+    }
+
+    fn words(k: &str, words: &str) -> CompareRequest {
+        CompareRequest {
+            words: Some(words.into()),
+            ..req(k, "16")
+        }
+    }
+
+    #[test]
+    fn the_word_rule_picks_the_algorithm_and_is_echoed() {
+        let (a, b) = ("这是一个没有空格的句子", "这是一个没有空格的句");
+        let texts = || [a.as_bytes().to_vec(), b.as_bytes().to_vec()];
+        let space = compare(texts(), &req("2", "16"), &mut |_| {});
+        assert_eq!(
+            (&space["words"], &space["receipt"]["algorithm"]),
+            (&json!("space"), &json!("kar-shingle-minhash-v1"))
+        );
+        assert_eq!(space["verdict"], "INSUFFICIENT-DATA");
+        let script = compare(texts(), &words("2", "script"), &mut |_| {});
+        assert_eq!(
+            (&script["words"], &script["receipt"]["algorithm"]),
+            (&json!("script"), &json!("kar-script-shingle-minhash-v1"))
+        );
+        let core = neardup::compare(
+            a,
+            b,
+            Params::new(2, 16).unwrap().with_words(WordRule::Script),
+        );
+        assert_eq!(script["receipt_sha256"], core.receipt.sha256().to_string());
+        assert_eq!(script["verdict"], "NEAR-DUPLICATE");
+        // Named, the default rule is the default's receipt.
+        let named = compare(texts(), &words("2", "space"), &mut |_| {});
+        assert_eq!(named["receipt_sha256"], space["receipt_sha256"]);
+    }
+
+    /// A text that script words can compare says so, and is quiet once
+    /// they are used.
+    #[test]
+    fn the_caveat_names_script_words_until_they_are_used() {
+        let zh = "这是一个没有空格的句子，中文和日文都是这样书写的。".repeat(5);
+        let texts = || [zh.clone().into_bytes(), zh.clone().into_bytes()];
+        let out = compare(texts(), &req("5", "16"), &mut |_| {});
+        let warning = out["warnings"][0].as_str().unwrap();
+        assert!(
+            warning.ends_with("script words can (--words script)"),
+            "{warning}"
+        );
+        let out = compare(texts(), &words("5", "script"), &mut |_| {});
+        assert_eq!(out["warnings"], json!([]));
+    }
+
+    #[test]
+    fn a_bad_word_rule_is_one_line_naming_its_field() {
+        for bad in ["Script", "", " space", "chars"] {
+            let out = compare([vec![], vec![]], &words("5", bad), &mut |_| {});
+            assert_eq!(
+                (&out["ok"], &out["field"]),
+                (&json!(false), &json!("words"))
+            );
+            assert_eq!(
+                out["error"],
+                format!("words must be 'space' or 'script', got '{bad}'")
+            );
+        }
+        // K is read first, as the form lists it.
+        assert_eq!(
+            compare([vec![], vec![]], &words("0", "x"), &mut |_| {})["field"],
+            "k"
+        );
+        // A JSON null is no rule given.
+        let req: CompareRequest =
+            serde_json::from_str(r#"{"k": "5", "n": "16", "words": null}"#).unwrap();
+        assert_eq!(
+            compare([vec![], vec![]], &req, &mut |_| {})["words"],
+            "space"
+        );
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub const DEFAULT_MAX_PASSAGES: usize = 500;
 pub struct ExplainRequest {
     /// `K` as the user typed it.
     pub k: String,
+    /// The word rule, `space` or `script` (SPEC §11); absent is `space`.
+    /// Passages are runs of at least `K` of its words.
+    #[serde(default)]
+    pub words: Option<String>,
     /// Keep only this many passages, the longest (default
     /// [`DEFAULT_MAX_PASSAGES`]); coverage always counts them all.
     #[serde(default)]
@@ -41,11 +45,14 @@ pub struct ExplainRequest {
 /// Finds the passages document A shares with document B
 /// ([`neardup::explain`]).
 ///
-/// Returns `{"ok": true, "k", "words": [A, B], "shared_words": [A, B],
-/// "coverage": [A, B], "passages_total", "longest", "passages"}` (with
-/// base texts, also `shared_outside_base`, and each passage's
-/// `from_base`: how many of its words are from a base text), or
-/// `{"ok": false, "field", "error"}` where `field` is `k`, `a` or `b`.
+/// Returns `{"ok": true, "k", "word_rule", "words": [A, B], "shared_words":
+/// [A, B], "coverage": [A, B], "passages_total", "longest", "passages"}`
+/// (with base texts, also `shared_outside_base`, and each passage's
+/// `from_base`: how many of its words are from a base text), or `{"ok":
+/// false, "field", "error"}` where `field` is `k`, `words`, `a` or `b`.
+/// `word_rule` echoes the request's `words` (`space` or `script`) under
+/// another name, since `words` counts each text's words, as the CLI's
+/// evidence does.
 /// `passages` holds the longest `max_passages` in A's order; each is the
 /// CLI's `{"words", "b_occurrences", "a": SPAN, "b": SPAN}` with two more
 /// span fields for JS strings, `start_utf16` and `end_utf16` (offsets in
@@ -66,7 +73,7 @@ pub fn explain(
     progress: &mut dyn FnMut(Stage),
 ) -> Value {
     let run = || -> Result<Value, (&'static str, String)> {
-        let params = shingle_size(&req.k)?;
+        let params = shingle_size(&req.k, req.words.as_deref())?;
         let how = (req.lossy, req.names.as_ref(), &req.files);
         let ([a, b], notes) = decode_both(texts, how, params, progress)?;
         progress(Stage::Explain);
@@ -95,6 +102,7 @@ pub fn explain(
             "ok": true,
             "extracted": [extracted(0, &a), extracted(1, &b)],
             "k": params.k(),
+            "word_rule": params.words().name(),
             "words": [e.words_a, e.words_b],
             "shared_words": [e.shared_words_a, e.shared_words_b],
             "coverage": [e.coverage_a, e.coverage_b],
@@ -104,7 +112,11 @@ pub fn explain(
         });
         if !req.bases.is_empty() {
             let base = neardup::Base::new(req.bases.iter().map(String::as_str), params);
-            let (wa, wb) = (neardup::Words::new(&a), neardup::Words::new(&b));
+            let rule = params.words();
+            let (wa, wb) = (
+                neardup::Words::with_rule(&a, rule),
+                neardup::Words::with_rule(&b, rule),
+            );
             let marks = neardup::mark(&wa, &wb, Some(&base), params.k());
             out["shared_outside_base"] = serde_json::to_value(marks.outside()).unwrap_or_default();
             // Each passage's words of A that are from the base text: all of
@@ -279,6 +291,52 @@ mod tests {
             .collect();
         assert_eq!(words, [5, 4]);
         assert_eq!(out["coverage"][1], 1.0);
+    }
+
+    /// Script words find the passages of texts without spaces, in the
+    /// original texts, and base texts are cut by the same rule.
+    #[test]
+    fn script_words_find_passages_without_spaces() {
+        let prompt = "请写一篇关于河流的文章";
+        let a = format!("{prompt}。河水每年春天都会泛滥，老桥依然屹立。");
+        let b = format!("{prompt}！河水每年春天都会泛滥，他们说。");
+        let texts = || [a.as_bytes().to_vec(), b.as_bytes().to_vec()];
+        let space = explain(texts(), &req("3"), &mut |_| {});
+        assert_eq!(
+            (&space["word_rule"], &space["passages_total"]),
+            (&json!("space"), &json!(0))
+        );
+        let mut r = ExplainRequest {
+            words: Some("script".into()),
+            ..req("3")
+        };
+        let out = explain(texts(), &r, &mut |_| {});
+        assert_eq!(out["word_rule"], "script", "{out}");
+        assert_eq!(out["warnings"], json!([]));
+        let first = &out["passages"][0];
+        let n = |f: &str| first["a"][f].as_u64().unwrap() as usize;
+        assert_eq!(&a[n("start_byte")..n("end_byte")], prompt, "{out}");
+        assert_eq!(first["words"], prompt.chars().count());
+        r.bases = vec![prompt.into()];
+        let out = explain(texts(), &r, &mut |_| {});
+        assert_eq!(
+            out["passages"][0]["from_base"],
+            prompt.chars().count(),
+            "{out}"
+        );
+        assert_eq!(
+            out["shared_outside_base"]["base_words_a"],
+            prompt.chars().count()
+        );
+        r.words = Some("spaces".into());
+        let out = explain(texts(), &r, &mut |_| {});
+        assert_eq!(
+            (&out["field"], &out["error"]),
+            (
+                &json!("words"),
+                &json!("words must be 'space' or 'script', got 'spaces'")
+            )
+        );
     }
 
     #[test]

@@ -27,6 +27,10 @@ pub struct ReportRequest {
     pub k: String,
     /// `N` as the user typed it.
     pub n: String,
+    /// The word rule, `space` or `script` (SPEC §11, `--words`); absent
+    /// is `space`.
+    #[serde(default)]
+    pub words: Option<String>,
     /// The Collection tab's threshold; `None` for the Compare tab (two
     /// documents, A then B).
     #[serde(default)]
@@ -64,7 +68,7 @@ pub struct ReportRequest {
 }
 
 /// The report as the page's answer: `{"ok": true, "html"}`, or `{"ok":
-/// false, "field", "error"}` where `field` is `k`, `n`, `threshold`, `a`,
+/// false, "field", "error"}` where `field` is `k`, `n`, `words`, `threshold`, `a`,
 /// `b`, `base`, `files` or `request`.
 pub fn report_json(data: &[u8], req: &ReportRequest) -> Value {
     match report(data, req) {
@@ -92,7 +96,7 @@ pub fn report_json(data: &[u8], req: &ReportRequest) -> Value {
 /// assert!(html.contains("<h2>Pair 1: a.txt and b.txt</h2>"));
 /// ```
 pub fn report(data: &[u8], req: &ReportRequest) -> Result<String, Failure> {
-    let params = params(&req.k, &req.n)?;
+    let params = params(&req.k, &req.n, req.words.as_deref())?;
     let (docs_data, bases_data) = split_bases(data, req)?;
     let mut bases = Vec::new();
     let mut at = 0;
@@ -296,5 +300,28 @@ mod tests {
         assert!(html.contains("<h2>Pair 1: d/1.txt and d/2.txt</h2>"));
         let bad = report_json(&data.as_bytes()[1..], &req);
         assert_eq!(bad["ok"], false);
+    }
+
+    #[test]
+    fn the_word_rule_reaches_the_receipts_and_a_bad_one_names_its_field() {
+        let (a, b) = ("你好，世界。这是一个句子", "你好世界。这是一个句子！");
+        let mut req = ReportRequest {
+            k: "2".into(),
+            n: "16".into(),
+            words: Some("script".into()),
+            ids: vec!["a.txt".into(), "b.txt".into()],
+            sizes: vec![a.len() as u64, b.len() as u64],
+            ..Default::default()
+        };
+        let data = format!("{a}{b}");
+        let html = report(data.as_bytes(), &req).unwrap();
+        let params = Params::new(2, 16)
+            .unwrap()
+            .with_words(neardup::WordRule::Script);
+        let receipt = neardup::compare(a, b, params).receipt;
+        assert!(html.contains(&receipt.sha256().to_string()), "{html}");
+        req.words = Some("scripts".into());
+        let out = report_json(data.as_bytes(), &req);
+        assert_eq!(out["field"], "words", "{out}");
     }
 }

@@ -32,12 +32,15 @@ pub struct VerifyRequest {
 }
 
 /// Recomputes the receipt from the texts with the supplied receipt's own
-/// `k` and `n` and compares field by field.
+/// `k`, `n` and word rule (its `algorithm`, SPEC §10–11) and compares
+/// field by field.
 ///
 /// Returns the core's [`neardup::Verification`] object (`verified`,
 /// `receipt_sha256`, `verdict`, `mismatches: [{"actual", "claimed",
 /// "field", "meaning"}]`, as `neardup verify --json` prints it) plus
-/// `"ok": true` and `"status": "VERIFIED" | "MISMATCH"`, `{"ok": true, "status": "MALFORMED", "error"}` for a receipt
+/// `"ok": true`, `"status": "VERIFIED" | "MISMATCH"`, and the receipt's
+/// `k`, `n`, `words` (the rule's name) and `algorithm`, which the page
+/// shows; `{"ok": true, "status": "MALFORMED", "error"}` for a receipt
 /// that SPEC §10 rejects, or `{"ok": false, "field", "error"}` when the
 /// texts or the expected hash cannot be read.
 ///
@@ -76,6 +79,11 @@ pub fn verify(texts: [Vec<u8>; 2], req: &VerifyRequest, progress: &mut dyn FnMut
     let mut out = serde_json::to_value(&v).unwrap_or_default();
     out["ok"] = true.into();
     out["status"] = if v.verified { "VERIFIED" } else { "MISMATCH" }.into();
+    let params = claimed.params;
+    out["k"] = params.k().into();
+    out["n"] = params.n().into();
+    out["words"] = params.words().name().into();
+    out["algorithm"] = params.algorithm().into();
     notes.add_to(&mut out);
     if !v.verified && notes.extracted() {
         out["note"] = format!(
@@ -127,6 +135,35 @@ mod tests {
         assert_eq!(
             out["mismatches"][0]["meaning"],
             "document B: the normalized text differs"
+        );
+    }
+
+    /// A script receipt is recomputed with script words, and the answer
+    /// names the receipt's rule; the same texts under the other id do not
+    /// verify.
+    #[test]
+    fn the_receipt_s_algorithm_picks_the_word_rule() {
+        let (a, b) = ("你好，世界。这是一个句子", "你好世界。这是一个句子！");
+        let script = Params::new(2, 16)
+            .unwrap()
+            .with_words(neardup::WordRule::Script);
+        let r = compare(a, b, script).receipt;
+        let out = run(r.canonical(), &r.sha256().to_string(), a, b);
+        assert_eq!(out["status"], "VERIFIED", "{out}");
+        assert_eq!(
+            (&out["words"], &out["algorithm"], &out["k"], &out["n"]),
+            (
+                &json!("script"),
+                &json!("kar-script-shingle-minhash-v1"),
+                &json!(2),
+                &json!(16)
+            )
+        );
+        let as_space = r.canonical().replace("kar-script-shingle", "kar-shingle");
+        let out = run(as_space, "", a, b);
+        assert_eq!(
+            (&out["status"], &out["words"]),
+            (&json!("MISMATCH"), &json!("space"))
         );
     }
 
