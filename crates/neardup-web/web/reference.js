@@ -1,5 +1,6 @@
 // ---------------------------------------------------------------------------
-// kar-shingle-minhash-v1, the readable reference (SPEC.md §1–9).
+// kar-shingle-minhash-v1 and kar-script-shingle-minhash-v1, the readable
+// reference (SPEC.md §1–9, and §11's script words).
 //
 // This is the whole algorithm in plain JavaScript, written to be read, not to
 // be fast. The page's engine is the Rust core compiled to WebAssembly; after
@@ -12,7 +13,10 @@
 // page's Content-Security-Policy.
 // ---------------------------------------------------------------------------
 const NeardupReference = (() => {
-  const ALGORITHM = 'kar-shingle-minhash-v1';
+  // The two algorithms differ only in how §2 cuts a text into words (§11),
+  // and a receipt names its own: 'space' is SPEC's default.
+  const ALGORITHMS = { space: 'kar-shingle-minhash-v1', script: 'kar-script-shingle-minhash-v1' };
+  const ALGORITHM = ALGORITHMS.space;
   // SPEC §1 pins the Unicode character data to 17.0 (see unicodeVersion()).
   const UNICODE = '17.0';
 
@@ -46,15 +50,80 @@ const NeardupReference = (() => {
     return text.toLowerCase().replace(/\s+/g, ' ').trim();
   }
 
+  // ---- §2 Words, and §11 script words ----
+
+  /**
+   * SPEC §11's table: under kar-script-shingle-minhash-v1, every code point
+   * in these ranges is a word by itself. The table is these numbers, not a
+   * Unicode property, so it never changes with the browser's Unicode data.
+   */
+  const SCRIPT_RANGES = [
+    [0x0e00, 0x0e7f], // Thai
+    [0x0e80, 0x0eff], // Lao
+    [0x1000, 0x109f], // Myanmar
+    [0x1780, 0x17ff], // Khmer
+    [0x19e0, 0x19ff], // Khmer Symbols
+    [0x2e80, 0x2fdf], // CJK and Kangxi radicals
+    [0x2ff0, 0x2fff], // Ideographic description
+    [0x3001, 0x303f], // CJK symbols and punctuation (U+3000 is whitespace)
+    [0x3040, 0x30ff], // Hiragana, Katakana
+    [0x3100, 0x312f], // Bopomofo
+    [0x3190, 0x31ff], // Kanbun, Bopomofo Extended, CJK Strokes, Katakana extensions
+    [0x3400, 0x4dbf], // CJK Extension A
+    [0x4e00, 0x9fff], // CJK Unified Ideographs
+    [0xa000, 0xa4cf], // Yi
+    [0xa9e0, 0xa9ff], // Myanmar Extended-B
+    [0xaa60, 0xaa7f], // Myanmar Extended-A
+    [0xf900, 0xfaff], // CJK Compatibility Ideographs
+    [0xfe30, 0xfe4f], // CJK Compatibility Forms
+    [0xff61, 0xff9f], // halfwidth CJK punctuation and Katakana
+    [0x1aff0, 0x1b16f], // Kana Extended-B, Kana Supplement, Kana Extended-A, Small Kana
+    [0x20000, 0x3ffff], // Supplementary and Tertiary Ideographic Planes
+  ];
+
+  /** Whether a code point is in §11's table. */
+  function isScriptChar(codePoint) {
+    return SCRIPT_RANGES.some(([first, last]) => first <= codePoint && codePoint <= last);
+  }
+
+  /**
+   * The words of a normalized text. 'space' (§2): split on the one space.
+   * 'script' (§11): then split each run further, every code point of the
+   * table a word by itself and every maximal sequence of other code points
+   * one word, in order.
+   */
+  function words(normalized, rule = 'space') {
+    // An empty text has no words (''.split(' ') would give one empty word).
+    if (normalized === '') return [];
+    const runs = normalized.split(' ');
+    if (rule === 'space') return runs;
+    const out = [];
+    for (const run of runs) {
+      let word = '';
+      // for...of walks code points, not UTF-16 units: an ideograph beyond
+      // U+FFFF is one code point, though JavaScript stores it as two units.
+      for (const c of run) {
+        if (isScriptChar(c.codePointAt(0))) {
+          if (word !== '') out.push(word);
+          out.push(c);
+          word = '';
+        } else {
+          word += c;
+        }
+      }
+      if (word !== '') out.push(word);
+    }
+    return out;
+  }
+
   // ---- §2 Shingle ----
 
   /** The set of distinct shingle strings: K consecutive words joined by one space. */
-  function shingles(normalized, k) {
-    // An empty text has no words (''.split(' ') would give one empty word).
-    const words = normalized === '' ? [] : normalized.split(' ');
+  function shingles(normalized, k, rule = 'space') {
+    const list = words(normalized, rule);
     const set = new Set();
-    for (let j = 0; j + k <= words.length; j++) {
-      set.add(words.slice(j, j + k).join(' '));
+    for (let j = 0; j + k <= list.length; j++) {
+      set.add(list.slice(j, j + k).join(' '));
     }
     return set;
   }
@@ -160,10 +229,13 @@ const NeardupReference = (() => {
     return JSON.stringify(value);
   }
 
-  /** One document: its normalized text, shingle set and signature, and its receipt entry. */
-  async function oneDocument(text, k, n, consts) {
+  /**
+   * One document: its normalized text, shingle set and signature, and its
+   * receipt entry. The receipt hashes the normalized text under either rule.
+   */
+  async function oneDocument(text, k, n, consts, rule) {
     const normalized = normalize(text);
-    const set = shingles(normalized, k);
+    const set = shingles(normalized, k, rule);
     const sig = await signature(set, consts, n);
     return {
       normalized,
@@ -177,19 +249,21 @@ const NeardupReference = (() => {
   }
 
   /**
-   * The receipt of texts A and B (in that order) with shingle size k and n
-   * permutations: the receipt object, its canonical form and SHA-256, and
-   * the intermediate values (normalized texts, signatures) for checking.
+   * The receipt of texts A and B (in that order) with shingle size k, n
+   * permutations and the word rule ('space' or 'script'): the receipt
+   * object, its canonical form and SHA-256, and the intermediate values
+   * (normalized texts, signatures) for checking.
    */
-  async function receipt(textA, textB, k, n) {
+  async function receipt(textA, textB, k, n, rule = 'space') {
     if (!Number.isInteger(k) || k < 1 || k > 64) throw new RangeError(`shingle size must be 1..=64, got ${k}`);
     if (!Number.isInteger(n) || n < 16 || n > 256) throw new RangeError(`permutations must be 16..=256, got ${n}`);
+    if (!Object.hasOwn(ALGORITHMS, rule)) throw new RangeError(`words must be 'space' or 'script', got '${rule}'`);
     const consts = await constants(n);
-    const A = await oneDocument(textA, k, n, consts);
-    const B = await oneDocument(textB, k, n, consts);
+    const A = await oneDocument(textA, k, n, consts, rule);
+    const B = await oneDocument(textB, k, n, consts, rule);
     const matches = A.signature && B.signature ? countMatches(A.signature, B.signature) : null;
     const object = {
-      algorithm: ALGORITHM,
+      algorithm: ALGORITHMS[rule],
       documents: [A.entry, B.entry],
       k,
       matches,
@@ -229,16 +303,25 @@ const NeardupReference = (() => {
 
   const DOC_FIELDS = [['normalized_sha256', 'normalized text'], ['shingles', 'shingle count'], ['signature_sha256', 'signature']];
 
+  /** The word rule whose receipts carry this algorithm id. */
+  function ruleOf(algorithm) {
+    const rule = Object.keys(ALGORITHMS).find((r) => ALGORITHMS[r] === algorithm);
+    if (!rule) throw new RangeError(`unknown algorithm '${algorithm}'`);
+    return rule;
+  }
+
   /**
-   * Recomputes the receipt of textA and textB with the engine's own k and n
-   * and compares it with the engine's, field by field. The answer is
+   * Recomputes the receipt of textA and textB with the engine's own k, n
+   * and algorithm (its word rule) and compares it with the engine's, field
+   * by field. The answer is
    * {status: 'same'}, {status: 'differs', fields: [what differs, in words]},
    * or {status: 'unicode', version, unknown}: the receipts differ, but this
    * browser's Unicode data is older than 17.0 and the texts hold characters
    * it does not know, so the difference may be the browser's, not the engine's.
    */
   async function check(textA, textB, engine) {
-    const ours = await receipt(textA, textB, engine.receipt.k, engine.receipt.n);
+    const { k, n, algorithm } = engine.receipt;
+    const ours = await receipt(textA, textB, k, n, ruleOf(algorithm));
     if (ours.canonical === canonical(engine.receipt) && ours.sha256 === engine.receipt_sha256) {
       return { status: 'same', sha256: ours.sha256 };
     }
@@ -260,8 +343,8 @@ const NeardupReference = (() => {
   }
 
   return {
-    ALGORITHM, UNICODE, sha256Hex, normalize, shingles, h0, constants, permute,
-    signature, signatureHex, countMatches, verdict, canonical, receipt,
-    unicodeVersion, unknownCodePoints, check,
+    ALGORITHM, ALGORITHMS, UNICODE, sha256Hex, normalize, SCRIPT_RANGES, isScriptChar, words,
+    shingles, h0, constants, permute, signature, signatureHex, countMatches, verdict, canonical,
+    receipt, ruleOf, unicodeVersion, unknownCodePoints, check,
   };
 })();

@@ -6,8 +6,11 @@
 // returns to.
 import { $ } from './dom.js';
 
-/** `{"algorithm", "extractor", "k", "n", "threshold"}` */
+/** `{"algorithm", "algorithms", "extractor", "k", "n", "threshold", "words"}` */
 export const about = JSON.parse($('about').textContent);
 
 for (const input of document.querySelectorAll('input[data-default]')) input.defaultValue = String(about[input.dataset.default]);
+for (const select of document.querySelectorAll('select[data-default]')) {
+  for (const option of select.options) option.defaultSelected = option.value === about[select.dataset.default];
+}
 for (const el of document.querySelectorAll('[data-about]')) el.textContent = String(about[el.dataset.about]);

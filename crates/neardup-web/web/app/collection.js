@@ -4,6 +4,7 @@ import { fmtBytes, fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
 import { collection, emit } from './state.js';
 import { about } from './about.js';
+import { ruleName, scriptSwitch } from './words.js';
 
 // Ids are the files' paths as the command line prints them (see the rule
 // under the form); the engine numbers and sorts the documents itself.
@@ -138,7 +139,7 @@ function containmentChanged() {
 }
 $('collection-containment').addEventListener('input', containmentChanged);
 
-const FIELDS = ['k', 'n', 'threshold', 'containment'];
+const FIELDS = ['k', 'n', 'words', 'threshold', 'containment'];
 
 function collectionFieldError(field, message) {
   for (const f of FIELDS) {
@@ -176,6 +177,7 @@ $('collection-form').addEventListener('submit', async (e) => {
       request: {
         k: raw('collection-k'),
         n: raw('collection-n'),
+        words: $('collection-words').value,
         threshold: $('collection-threshold').value,
         containment: $('collection-containment').value,
         against: against(),
@@ -232,7 +234,7 @@ function showStats(r) {
   const n = r.documents.length;
   const parts = r.refs ? `${fmtInt(n - r.refs)} submissions, ${fmtInt(r.refs)} sources · ` : '';
   $('collection-docs').textContent = fmtInt(n);
-  $('collection-docs-sub').textContent = `${parts}${fmtBytes(r.bytes)}${r.skipped.length ? ` · ${fmtInt(r.skipped.length)} skipped` : ''} · k = ${r.k}, n = ${r.n}`;
+  $('collection-docs-sub').textContent = `${parts}${fmtBytes(r.bytes)}${r.skipped.length ? ` · ${fmtInt(r.skipped.length)} skipped` : ''} · k = ${r.k}, n = ${r.n}, ${ruleName(r.words)}`;
   $('collection-pair-count').textContent = fmtInt(r.pairs.length);
   $('collection-pair-sub').textContent = r.containment ? `containment at or above ${r.containment}` : `at or above ${r.threshold}`;
   const inClusters = r.clusters.reduce((sum, g) => sum + g.length, 0);
@@ -340,6 +342,8 @@ function showCollection(r) {
   }
   if (r.pairs.length > MAX_ROWS) notes.push(`The table shows the ${fmtInt(MAX_ROWS)} ${r.containment ? 'most contained' : 'most similar'} of ${fmtInt(r.pairs.length)} pairs, to keep the page responsive; the downloads hold every pair.`);
   $('collection-note').textContent = notes.join(' ');
+  const useScript = scriptSwitch('collection-use-script', r.warnings.map((w) => w.warning), 'collection-words', 'collection-form');
+  if (useScript) $('collection-note').append(useScript);
   $('collection-note').hidden = !notes.length;
   showSubmissions(r);
 
@@ -474,6 +478,7 @@ $('collection-download-report').addEventListener('click', async () => {
       request: {
         k: String(r.k),
         n: String(r.n),
+        words: r.words,
         threshold: r.threshold,
         containment: r.containment || '',
         lossy: $('lossy').checked,

@@ -4,6 +4,7 @@ import { documents, files, labels, names } from './documents.js';
 import { fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
 import { selectTab } from './tabs.js';
+import { ruleName, scriptSwitch } from './words.js';
 
 const VERDICT_WHY = {
   IDENTICAL: 'After lowercasing and collapsing whitespace, the two texts are exactly the same.',
@@ -41,8 +42,10 @@ function referenceLine(ref) {
   }
 }
 
+const COMPARE_FIELDS = ['k', 'n', 'words'];
+
 function fieldError(field, message) {
-  for (const f of ['k', 'n']) {
+  for (const f of COMPARE_FIELDS) {
     const on = f === field;
     $(f).setAttribute('aria-invalid', String(on));
     $(`${f}-error`).textContent = on ? message : '';
@@ -62,7 +65,7 @@ $('compare-form').addEventListener('submit', async (e) => {
     job = await runJob('compare', {
       op: 'compare',
       docs: documents(),
-      request: { k: raw('k'), n: raw('n'), lossy: $('lossy').checked, names: names(), files: files() },
+      request: { k: raw('k'), n: raw('n'), words: $('words').value, lossy: $('lossy').checked, names: names(), files: files() },
     });
   } catch (err) {
     result.dataset.state = 'error';
@@ -75,7 +78,7 @@ $('compare-form').addEventListener('submit', async (e) => {
     // A result left on screen would look like the answer for these inputs.
     result.dataset.state = 'error';
     result.hidden = true;
-    if (r.field === 'k' || r.field === 'n') {
+    if (COMPARE_FIELDS.includes(r.field)) {
       fieldError(r.field, r.error);
       $(r.field).focus();
     } else showError('compare-error', r.error);
@@ -93,6 +96,8 @@ $('compare-form').addEventListener('submit', async (e) => {
   const read = r.formats.map((f, i) => (f === 'text' ? null : `${'AB'[i]} was read as ${f.toUpperCase()}`)).filter(Boolean);
   const notes = [...(read.length ? [`${read.join(', ')} (text extracted by ${r.extractor}).`] : []), ...r.warnings.map((w) => `Warning: ${w}.`)];
   $('compare-notes').textContent = notes.join(' ');
+  const useScript = scriptSwitch('compare-use-script', r.warnings, 'words', 'compare-form');
+  if (useScript) $('compare-notes').append(useScript);
   $('compare-notes').hidden = !notes.length;
   $('matches').textContent = r.matches === null ? '—' : String(r.matches);
   $('n-out').textContent = String(r.n);
@@ -103,7 +108,7 @@ $('compare-form').addEventListener('submit', async (e) => {
   showContainment(r);
   $('shingles-a').textContent = fmtInt(r.receipt.documents[0].shingles);
   $('shingles-b').textContent = fmtInt(r.receipt.documents[1].shingles);
-  $('k-out').textContent = `k = ${r.receipt.k} words`;
+  $('k-out').textContent = `k = ${r.receipt.k} ${ruleName(r.words)}`;
   // The reference's own check ran after the engine, in the same job.
   $('elapsed').textContent = inMs(job.ms - (r.reference && r.reference.ms ? r.reference.ms : 0));
   const [state, line] = referenceLine(r.reference);
@@ -180,7 +185,7 @@ $('download-report').addEventListener('click', async () => {
       op: 'report',
       docs: documents(),
       bases: [],
-      request: { k: String(lastReceipt.receipt.k), n: String(lastReceipt.receipt.n), lossy: $('lossy').checked, ids: labels(), files: files() },
+      request: { k: String(lastReceipt.receipt.k), n: String(lastReceipt.receipt.n), words: lastReceipt.words, lossy: $('lossy').checked, ids: labels(), files: files() },
     }, 'download-report');
   } catch (err) {
     showError('compare-error', `Could not make the report: ${err.message}`);

@@ -3,6 +3,7 @@ import { $, showError } from './dom.js';
 import { documents, files, names } from './documents.js';
 import { fmtInt, pct } from './format.js';
 import { runJob } from './job.js';
+import { ruleName, scriptSwitch } from './words.js';
 
 // The texts can be a few MB: they are cut into chunks of about CHUNK UTF-16
 // units that the browser lays out only when scrolled near
@@ -160,12 +161,20 @@ function showEvidence(r) {
     $(`coverage-${key}-words`).textContent = `${fmtInt(r.shared_words[i])} of ${fmtInt(r.words[i])} words`;
   }
   $('passages-total').textContent = fmtInt(total);
-  $('passages-longest').textContent = total ? `longest ${fmtInt(r.longest)} words · k = ${r.k}` : `k = ${r.k}`;
+  const k = `k = ${r.k} ${ruleName(r.word_rule)}`;
+  $('passages-longest').textContent = total ? `longest ${fmtInt(r.longest)} words · ${k}` : k;
   const note = $('evidence-note');
   note.hidden = shown === total && total > 0;
   note.textContent = total === 0
     ? `A and B share no run of ${r.k} words or more.`
     : `Highlighting the ${fmtInt(shown)} longest of ${fmtInt(total)} passages, to keep the page responsive. The coverage figures count them all.`;
+  // What the core warns about these texts (as Compare shows it), and
+  // script words when they can find what spaces cannot.
+  const warnings = $('evidence-warnings');
+  warnings.textContent = r.warnings.map((w) => `Warning: ${w}.`).join(' ');
+  const useScript = scriptSwitch('explain-use-script', r.warnings, 'evidence-words', 'evidence-form');
+  if (useScript) warnings.append(useScript);
+  warnings.hidden = !r.warnings.length;
   const spansA = r.passages.map((p, i) => [p.a.start_utf16, p.a.end_utf16, i]);
   const spansB = r.passages.map((p, i) => [p.b.start_utf16, p.b.end_utf16, i]);
   evidence.marks = [
@@ -189,11 +198,15 @@ function showEvidence(r) {
   $('evidence-current').textContent = shown ? 'Click a highlighted passage in A to find it in B.' : '';
 }
 
+const EVIDENCE_FIELDS = ['k', 'words'];
+
 function evidenceError(field, message) {
-  const bad = field === 'k';
-  $('evidence-k').setAttribute('aria-invalid', String(bad));
-  $('evidence-k-error').textContent = bad ? message : '';
-  showError('explain-error', bad ? '' : message);
+  for (const f of EVIDENCE_FIELDS) {
+    const on = f === field;
+    $(`evidence-${f}`).setAttribute('aria-invalid', String(on));
+    $(`evidence-${f}-error`).textContent = on ? message : '';
+  }
+  showError('explain-error', EVIDENCE_FIELDS.includes(field) ? '' : message);
 }
 
 $('evidence-form').addEventListener('submit', async (e) => {
@@ -209,7 +222,7 @@ $('evidence-form').addEventListener('submit', async (e) => {
     job = await runJob('explain', {
       op: 'explain',
       docs: documents(),
-      request: { k, max_passages: MAX_PASSAGES, lossy: $('lossy').checked, names: names(), files: files(), bases },
+      request: { k, words: $('evidence-words').value, max_passages: MAX_PASSAGES, lossy: $('lossy').checked, names: names(), files: files(), bases },
     });
   } catch (err) {
     view.dataset.state = 'error';
@@ -222,7 +235,7 @@ $('evidence-form').addEventListener('submit', async (e) => {
     view.dataset.state = 'error';
     view.hidden = true;
     evidenceError(r.field, r.error);
-    if (r.field === 'k') $('evidence-k').focus();
+    if (EVIDENCE_FIELDS.includes(r.field)) $(`evidence-${r.field}`).focus();
     return;
   }
   view.hidden = false;

@@ -2,6 +2,7 @@
 // (engine.js). One module per tab, plus what they share; assemble.mjs joins
 // them into the page's one inline script.
 import './about.js';
+import './words.js';
 import './engine.js';
 import './documents.js';
 import './tabs.js';

@@ -26,6 +26,7 @@ async function loadPair(p) {
 async function openPair(p) {
   await loadPair(p);
   $('evidence-k').value = String(collection.result.k);
+  $('evidence-words').value = collection.result.words;
   selectTab($('tab-evidence'), false);
   $('evidence-form').requestSubmit();
 }

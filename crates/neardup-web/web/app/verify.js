@@ -3,6 +3,8 @@ import { $ } from './dom.js';
 import { documents, files, names } from './documents.js';
 import { fmtBytes } from './format.js';
 import { runJob } from './job.js';
+import { on } from './state.js';
+import { ruleName, ruleOf } from './words.js';
 
 $('open-receipt').addEventListener('click', () => $('verify-file').click());
 async function loadReceipt(file) {
@@ -11,6 +13,7 @@ async function loadReceipt(file) {
     return;
   }
   $('verify-receipt').value = await file.text();
+  showWords();
 }
 $('verify-file').addEventListener('change', (e) => e.target.files[0] && loadReceipt(e.target.files[0]));
 $('verify-receipt').addEventListener('drop', (e) => {
@@ -20,6 +23,32 @@ $('verify-receipt').addEventListener('drop', (e) => {
   e.stopPropagation();
   loadReceipt(f);
 });
+
+/**
+ * The Words line: the rule that the receipt's algorithm names, as far as
+ * its JSON can be read here (the engine reads it again, strictly, and its
+ * answer has the last word). A receipt is the canonical object, or inside
+ * `neardup compare --json`'s output.
+ */
+function showWords(algorithm) {
+  if (algorithm === undefined) {
+    try {
+      const json = JSON.parse($('verify-receipt').value);
+      algorithm = (json.receipt ?? json).algorithm;
+    } catch {
+      // Not JSON yet: say nothing about it.
+    }
+  }
+  const rule = typeof algorithm === 'string' ? ruleOf(algorithm) : null;
+  $('verify-words').textContent = rule
+    ? `Words: ${ruleName(rule)}, as its algorithm ${algorithm} says.`
+    : typeof algorithm === 'string'
+      ? `Words: its algorithm '${algorithm}' is not one this page knows.`
+      : "Words: from the receipt's algorithm.";
+}
+$('verify-receipt').addEventListener('input', () => showWords());
+// Other tabs fill the receipt in and then show this one.
+on('tab', (tab) => tab.id === 'tab-verify' && showWords());
 
 function showStatus(status, detail, mismatches) {
   const box = $('verify-result');
@@ -76,9 +105,10 @@ $('verify-form').addEventListener('submit', async (e) => {
     return;
   }
   const r = job.result;
+  if (r.ok && r.algorithm) showWords(r.algorithm);
   if (!r.ok) showStatus('ERROR', r.error);
   else if (r.status === 'MALFORMED') showStatus('MALFORMED', `— ${r.error}`);
-  else if (r.status === 'VERIFIED') showStatus('VERIFIED', `— the receipt matches documents A and B (${r.verdict}). Receipt SHA-256 ${r.receipt_sha256}`);
+  else if (r.status === 'VERIFIED') showStatus('VERIFIED', `— the receipt matches documents A and B (${r.verdict}; k = ${r.k}, n = ${r.n}, ${ruleName(r.words)}). Receipt SHA-256 ${r.receipt_sha256}`);
   else {
     const n = r.mismatches.length;
     showStatus('MISMATCH', `— ${n} field${n === 1 ? '' : 's'} differ: the receipt was not made from these documents with these settings.${r.note ? ` ${r.note}` : ''}`, r.mismatches);

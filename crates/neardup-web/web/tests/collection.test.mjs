@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { artifacts, assertResponsive, cliPath, download, launch, openPage, pagePath, runCollection as run, serve } from './harness.mjs';
+import { artifacts, assertResponsive, chinesePair, cliPath, download, launch, openPage, pagePath, runCollection as run, serve } from './harness.mjs';
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
@@ -283,6 +283,57 @@ test('the heat map: a cell names its two documents and opens them', async () => 
   await page.mouse.click(box.x + 1.5 * cell, box.y + 0.5 * cell);
   await page.waitForFunction(() => document.getElementById('evidence').dataset.state === 'done');
   assert.deepEqual([await page.textContent('#chip-name-a'), await page.textContent('#chip-name-b')], [m[1], m[2]]);
+});
+
+test('Words = script, from the caveat\'s button, finds a Chinese near-duplicate that spaces miss', async (t) => {
+  const zh = join(work, 'zh');
+  mkdirSync(zh);
+  const [river, edited] = chinesePair(41, 900);
+  writeFileSync(join(zh, 'river.txt'), river);
+  writeFileSync(join(zh, 'river-edited.txt'), edited);
+  writeFileSync(join(zh, 'other.txt'), chinesePair(42, 900)[0]);
+  writeFileSync(join(zh, 'english.txt'), prose(rng(43), 300));
+  await page.setInputFiles('#collection-folder', zh);
+  assert.equal(await run(page), 'done');
+  assert.equal(await page.textContent('#collection-pair-count'), '0', 'one word a text: no signatures to pair');
+  assert.match(await page.textContent('#collection-note'), /^Warnings for 3 documents: zh\/other\.txt: 1 word\(s\) in \d+ characters, fewer than k = 5: word shingles cannot compare this text; script words can \(--words script\);/);
+  await shot('collection-script-caveat');
+
+  await page.evaluate(() => (document.getElementById('collection-result').dataset.state = 'pending'));
+  await page.click('#collection-use-script');
+  await page.waitForFunction(() => !['pending', 'running'].includes(document.getElementById('collection-result').dataset.state));
+  assert.equal(await page.getAttribute('#collection-result', 'data-state'), 'done');
+  assert.equal(await page.inputValue('#collection-words'), 'script');
+  assert.match(await page.textContent('#collection-docs-sub'), /k = 5, n = 128, script words$/);
+  assert.equal(await page.isVisible('#collection-note'), false, 'no caveat once script words are used');
+  // In path order: '-' (0x2d) before '.' (0x2e).
+  const table = await rows(page);
+  assert.deepEqual(table.map((r) => [r.a, r.b, r.cells[2]]), [['zh/river-edited.txt', 'zh/river.txt', 'NEAR-DUPLICATE']]);
+  const pairs = await download(page, '#collection-download-pairs');
+  const receipts = await download(page, '#collection-download-receipts');
+  assert.match(receipts, /^\{"algorithm":"kar-script-shingle-minhash-v1",/);
+  assert.equal(sha256(receipts.slice(0, -1)), JSON.parse(pairs).receipt_sha256);
+  // The command line's bytes, once it reads --words (crates/neardup-cli).
+  if (execFileSync(neardup, ['scan', '--help']).toString().includes('--words')) {
+    assert.equal(pairs, cli(work, ['zh', '--words', 'script', '--threshold', '0.35', '--pairs', '-']));
+  } else t.diagnostic('this neardup has no scan --words: the pairs are not compared with it');
+  await shot('collection-script-words');
+
+  // The pair's receipt verifies, with the rule it names.
+  await page.click('#collection-pairs tbody tr .pair-verify');
+  await page.waitForFunction(() => document.getElementById('tab-verify').getAttribute('aria-selected') === 'true');
+  assert.equal(await page.textContent('#verify-words'), 'Words: script words, as its algorithm kar-script-shingle-minhash-v1 says.');
+  await page.evaluate(() => (document.getElementById('verify-result').dataset.state = 'pending'));
+  await page.click('#verify');
+  await page.waitForFunction(() => document.getElementById('verify-result').dataset.state !== 'pending');
+  assert.match(await page.textContent('#verify-result'), /^VERIFIED — the receipt matches documents A and B \(NEAR-DUPLICATE; k = 5, n = 128, script words\)/);
+  // Opened in Evidence, the pair keeps the collection's words.
+  await page.click('#tab-collection');
+  await page.evaluate(() => (document.getElementById('evidence').dataset.state = 'pending'));
+  await page.click('#collection-pairs tbody tr td:first-child');
+  await page.waitForFunction(() => document.getElementById('evidence').dataset.state === 'done');
+  assert.equal(await page.inputValue('#evidence-words'), 'script');
+  assert.ok(Number(await page.textContent('#passages-total')) > 0, 'shared passages are shown');
 });
 
 test('refused settings name their field; no files says so', async () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { artifacts, assertResponsive, sharedPage } from './harness.mjs';
+import { artifacts, assertResponsive, chinesePair, sharedPage } from './harness.mjs';
 
 const P1 = 'The first paragraph talks about the weather in the hills above our village.';
 const S1 = 'A second paragraph describes the river and its old stone bridge.';
@@ -120,6 +120,29 @@ test('no shared passage, texts shorter than k, and a refused k', async () => {
   assert.equal(await page.textContent('#evidence-k-error'), 'shingle size k must be 1..=64, got 0');
   assert.equal(await page.getAttribute('#evidence-k', 'aria-invalid'), 'true');
   assert.equal(await page.isVisible('#evidence'), false, 'no stale result');
+});
+
+test('texts without spaces: the caveat offers script words, which highlight the shared passage', async () => {
+  // A passage both hold, between parts only one holds; Latin words that
+  // differ mark its edges under either rule.
+  const [shared] = chinesePair(21, 80, 0);
+  const [[x], [y], [z], [w]] = [31, 32, 33, 34].map((seed) => chinesePair(seed, 60, 0));
+  await page.fill('#text-a', `${x} alpha ${shared} beta ${y}`);
+  await page.fill('#text-b', `${z} gamma ${shared}\ndelta ${w}`);
+  await page.selectOption('#evidence-words', 'space');
+  assert.equal(await explain(5), 'done');
+  assert.equal(await page.textContent('#passages-total'), '0');
+  assert.match(await page.textContent('#evidence-warnings'), /^Warning: document A: \d+% of its characters are in runs of 30\+ without spaces .*; script words can \(--words script\)\. /);
+  await page.evaluate(() => (document.getElementById('evidence').dataset.state = 'pending'));
+  await page.click('#explain-use-script');
+  await page.waitForFunction(() => document.getElementById('evidence').dataset.state === 'done');
+  assert.equal(await page.inputValue('#evidence-words'), 'script');
+  assert.deepEqual(await marks('a'), [shared]);
+  assert.deepEqual(await marks('b'), [shared]);
+  assert.equal(await page.isVisible('#evidence-warnings'), false, 'no caveat once script words are used');
+  assert.equal(await page.textContent('#passages-longest'), `longest ${Array.from(shared).length} words · k = 5 script words`);
+  await shot('evidence-script-words');
+  await page.selectOption('#evidence-words', 'space');
 });
 
 test('a few-MB pair: the longest 500 passages, a clear note, a responsive page', async () => {

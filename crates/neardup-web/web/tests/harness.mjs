@@ -129,15 +129,17 @@ async function setDoc(page, key, doc) {
   }
 }
 
-export async function compare(page, a, b, k = 5, n = 128) {
+/** Compares A and B on the Compare tab with K, N and the word rule (`space` or `script`). */
+export async function compare(page, a, b, k = 5, n = 128, words = 'space') {
   await setDoc(page, 'a', a);
   await setDoc(page, 'b', b);
   return page.evaluate(
-    async ({ k, n }) => {
+    async ({ k, n, words }) => {
       const $ = (id) => document.getElementById(id);
       $('tab-compare').click();
       $('k').value = String(k);
       $('n').value = String(n);
+      $('words').value = words;
       $('result').dataset.state = 'pending';
       const done = new Promise((resolve) => {
         const mo = new MutationObserver(() => ['done', 'error'].includes($('result').dataset.state) && (mo.disconnect(), resolve()));
@@ -152,10 +154,10 @@ export async function compare(page, a, b, k = 5, n = 128) {
         matches: t('matches'),
         receipt: t('receipt'),
         sha256: t('receipt-sha256'),
-        error: [t('compare-error'), t('k-error'), t('n-error')].filter(Boolean).join(' '),
+        error: [t('compare-error'), t('k-error'), t('n-error'), t('words-error')].filter(Boolean).join(' '),
       };
     },
-    { k, n },
+    { k, n, words },
   );
 }
 
@@ -189,6 +191,22 @@ export function vectorDoc(c, key) {
   return { bytes: readFileSync(join(vectorsDir, rel)), name: rel.split('/').pop() };
 }
 
+/**
+ * Chinese pseudo-prose of `chars` characters with no spaces (a comma or a
+ * full stop every dozen or so), and a copy with about `rate` of its
+ * characters replaced: one word each when cut on spaces, a near-duplicate
+ * pair in script words (SPEC §11). The same `seed` gives the same texts.
+ */
+export function chinesePair(seed, chars, rate = 0.01) {
+  let x = seed >>> 0;
+  const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 4294967296;
+  // Skewed towards the first ideographs, as prose repeats its common ones.
+  const han = () => String.fromCodePoint(0x4e00 + Math.floor(rnd() * rnd() * 2000));
+  const text = Array.from({ length: chars }, () => (rnd() < 0.07 ? (rnd() < 0.7 ? '，' : '。') : han())).join('');
+  const edited = Array.from(text, (c) => (rnd() < rate ? han() : c)).join('');
+  return [text, edited];
+}
+
 /** The command line, built once: NEARDUP_BIN, or `cargo build --release -p neardup-cli`. */
 export function cliPath() {
   if (process.env.NEARDUP_BIN) return process.env.NEARDUP_BIN;
@@ -197,10 +215,11 @@ export function cliPath() {
 }
 
 /** Runs the Collection tab on what it holds; returns the result's data-state. */
-export async function runCollection(p, { k = 5, n = 128, threshold = '0.35' } = {}) {
+export async function runCollection(p, { k = 5, n = 128, threshold = '0.35', words = 'space' } = {}) {
   await p.click('#tab-collection');
   await p.fill('#collection-k', String(k));
   await p.fill('#collection-n', String(n));
+  await p.selectOption('#collection-words', words);
   await p.fill('#collection-threshold', threshold);
   await p.evaluate(() => (document.getElementById('collection-result').dataset.state = 'pending'));
   await p.click('#collection-run');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { lzmaDecode } from '../app/lzma.js';
 import { textDecode7 } from '../app/text7.js';
-import { artifacts, assertResponsive, compare, dist, pagePath, root, sharedPage, verify } from './harness.mjs';
+import { artifacts, assertResponsive, chinesePair, compare, dist, pagePath, root, sharedPage, verify } from './harness.mjs';
 
 const html = readFileSync(pagePath, 'utf8');
 const sha256 = (data, enc = 'hex') => createHash('sha256').update(data).digest(enc);
@@ -124,15 +124,53 @@ test('verify: VERIFIED, one-character tampering is a MISMATCH, a bad receipt is 
   await shot('verify-verified');
 });
 
+test('a caveat that script words can compare a text comes with a button that switches Words and runs again', async () => {
+  const [zhA, zhB] = chinesePair(11, 400);
+  const r = await compare(page, { text: zhA }, { text: zhB });
+  assert.equal(r.verdict, 'INSUFFICIENT-DATA');
+  assert.match(await page.textContent('#compare-notes'), /^Warning: document A: 1 word\(s\) in 400 characters, fewer than k = 5: word shingles cannot compare this text; script words can \(--words script\)\. /);
+  assert.equal(await page.textContent('#compare-use-script'), 'Use script words');
+  await shot('compare-script-caveat');
+
+  await page.evaluate(() => (document.getElementById('result').dataset.state = 'pending'));
+  await page.click('#compare-use-script');
+  await page.waitForFunction(() => document.getElementById('result').dataset.state === 'done');
+  assert.equal(await page.inputValue('#words'), 'script');
+  assert.equal(await page.textContent('#verdict'), 'NEAR-DUPLICATE');
+  const receipt = await page.textContent('#receipt');
+  assert.match(receipt, /^\{"algorithm":"kar-script-shingle-minhash-v1","documents":\[\{"normalized_sha256":"[0-9a-f]{64}","shingles":3\d\d,/);
+  assert.equal(await page.isVisible('#compare-notes'), false, 'no caveat once script words are used');
+  assert.equal(await page.textContent('#k-out'), 'k = 5 script words');
+  assert.match(await page.textContent('#compare-reference'), /^Checked by the readable reference in this page: same receipt/);
+  await shot('compare-script-words');
+
+  // Verify takes the rule from the receipt, and says which before it runs.
+  await page.click('#use-receipt');
+  assert.equal(await page.textContent('#verify-words'), 'Words: script words, as its algorithm kar-script-shingle-minhash-v1 says.');
+  assert.match(await verify(page, receipt, null, null), /^VERIFIED — the receipt matches documents A and B \(NEAR-DUPLICATE; k = 5, n = 128, script words\)/);
+  // The same receipt under the other id is another claim, about words split on spaces.
+  const asSpace = receipt.replace('kar-script-shingle', 'kar-shingle');
+  await page.fill('#verify-receipt', asSpace);
+  assert.equal(await page.textContent('#verify-words'), 'Words: words split on spaces, as its algorithm kar-shingle-minhash-v1 says.');
+  assert.match(await verify(page, asSpace, null, null), /^MISMATCH/);
+  await page.fill('#verify-receipt', receipt.replace('kar-script-shingle', 'kar-glyph-shingle'));
+  assert.equal(await page.textContent('#verify-words'), "Words: its algorithm 'kar-glyph-shingle-minhash-v1' is not one this page knows.");
+  await page.click('#tab-compare');
+  await page.selectOption('#words', 'space');
+});
+
 test('out-of-range k and n are refused with a message, never clamped', async () => {
-  for (const [k, n, id, message] of [
+  for (const [k, n, id, message, words = 'space'] of [
     [0, 128, 'k', 'shingle size k must be 1..=64, got 0'],
     [65, 128, 'k', 'shingle size k must be 1..=64, got 65'],
     [5, 15, 'n', 'permutation count n must be 16..=256, got 15'],
     [5, 257, 'n', 'permutation count n must be 16..=256, got 257'],
     [5, '1e2', 'n', "permutation count n must be a whole number, got '1e2'"],
+    // The select holds no other value (it shows none); the engine refuses
+    // anything else on its own field.
+    [5, 128, 'words', "words must be 'space' or 'script', got ''", 'bogus'],
   ]) {
-    const r = await compare(page, { text: A }, { text: B }, k, n);
+    const r = await compare(page, { text: A }, { text: B }, k, n, words);
     assert.equal(r.state, 'error');
     assert.equal(await page.textContent(`#${id}-error`), message);
     assert.equal(await page.getAttribute(`#${id}`, 'aria-invalid'), 'true');

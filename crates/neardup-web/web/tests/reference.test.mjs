@@ -1,6 +1,7 @@
 // The readable reference (web/reference.js, the page's reference-src block)
-// in Chromium: it reproduces every public vector, value by value; mutated
-// copies of it fail some; and the page's Compare shows what it found.
+// in Chromium: it reproduces every public vector, value by value, those of
+// SPEC §11's script words included; mutated copies of it fail some; and the
+// page's Compare shows what it found.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,9 @@ const vector = (name) => JSON.parse(readFileSync(join(vectorsDir, name), 'utf8')
 const constants = vector('constants.json');
 const normalizeCases = vector('normalize.json');
 const compareCases = vector('compare.json');
+const scriptCases = vector('script-compare.json');
+// Each with its word rule: compare.json's are all SPEC §2's.
+const allCases = [...compareCases, ...scriptCases].map((c) => ({ ...c, words: c.words ?? 'space' }));
 // Files in texts/ are exact UTF-8 bytes (a BOM among them is text too).
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const fileText = (rel) => utf8.decode(readFileSync(join(vectorsDir, rel)));
@@ -33,7 +37,7 @@ self.onmessage = async (e) => {
   const { normalize, cases } = e.data;
   const out = { unicode: R.unicodeVersion(), constants: await R.constants(256), normalized: normalize.map(R.normalize), compare: [] };
   for (const c of cases) {
-    const r = await R.receipt(c.a, c.b, c.k, c.n);
+    const r = await R.receipt(c.a, c.b, c.k, c.n, c.words);
     out.compare.push({
       canonical: r.canonical, receipt_sha256: r.sha256, verdict: r.receipt.verdict, matches: r.receipt.matches,
       documents: r.documents.map((d) => ({ normalized: d.normalized, ...d.entry, signature: d.signature })),
@@ -46,7 +50,7 @@ self.onmessage = async (e) => {
 function runReference(src) {
   const data = {
     normalize: normalizeCases.map((c) => c.input),
-    cases: compareCases.map((c) => ({ a: textOf(c, 'a'), b: textOf(c, 'b'), k: c.k, n: c.n })),
+    cases: allCases.map((c) => ({ a: textOf(c, 'a'), b: textOf(c, 'b'), k: c.k, n: c.n, words: c.words })),
   };
   return page.evaluate(({ script, data }) => new Promise((resolve, reject) => {
     const worker = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
@@ -61,7 +65,7 @@ function failures(got) {
   const bad = [];
   if (JSON.stringify(got.constants) !== JSON.stringify({ a: constants.a, b: constants.b })) bad.push('constants.json');
   normalizeCases.forEach((c, i) => got.normalized[i] !== c.normalized && bad.push(`normalize ${c.name}`));
-  compareCases.forEach((c, i) => {
+  allCases.forEach((c, i) => {
     const have = got.compare[i];
     const e = c.expected;
     for (const key of ['canonical', 'receipt_sha256', 'verdict', 'matches']) {
@@ -94,8 +98,9 @@ test("the footer says what view-source shows, with the wasm's SHA-256 that the b
   assert.match(template, /whose SHA-256 as built is <code>\{\{WASM_SHA256\}\}<\/code>/);
 });
 
-test(`the readable reference reproduces every value of the ${compareCases.length} compare and ${normalizeCases.length} normalize vectors`, async () => {
-  assert.ok(compareCases.length > 100 && normalizeCases.length > 100);
+test(`the readable reference reproduces every value of the ${compareCases.length} compare, ${scriptCases.length} script-compare and ${normalizeCases.length} normalize vectors`, async () => {
+  assert.ok(compareCases.length > 100 && scriptCases.length >= 20 && normalizeCases.length > 100);
+  assert.ok(scriptCases.every((c) => c.words === 'script' && c.expected.canonical.startsWith('{"algorithm":"kar-script-shingle-minhash-v1"')));
   const got = await runReference(source);
   assert.equal(got.unicode, '17.0', "this Chromium's Unicode data is SPEC's 17.0");
   assert.deepEqual(failures(got), []);
@@ -108,8 +113,16 @@ const MUTATIONS = [
   ['whitespace collapsed before lowercasing', "text.toLowerCase().replace(/\\s+/g, ' ')", "text.replace(/\\s+/g, ' ').toLowerCase()"],
   ['h_i in floating point', '(Math.imul(a, h) + b) >>> 0', '(a * h + b) % 4294967296'],
   ['a_i not forced odd', '| 1) >>> 0', '| 0) >>> 0'],
-  ['an empty text as one empty word', "normalized === '' ? [] : normalized.split(' ')", "normalized.split(' ')"],
+  ['an empty text as one empty word', "if (normalized === '') return [];", ''],
   ['NEAR-DUPLICATE from more than 75%', '100 * matches >= 75 * n', '100 * matches > 75 * n'],
+  // SPEC §11.
+  ['script words under either algorithm id', "if (rule === 'space') return runs;", ''],
+  ['a script receipt named kar-shingle-minhash-v1', 'algorithm: ALGORITHMS[rule],', 'algorithm: ALGORITHM,'],
+  ['UTF-16 units for code points', 'for (const c of run) {', "for (const c of run.split('')) {"],
+  ['the ideographic planes cut at U+2FFFF', '[0x20000, 0x3ffff]', '[0x20000, 0x2ffff]'],
+  ['fullwidth Latin in the table', '[0xff61, 0xff9f]', '[0xff01, 0xff9f]'],
+  ['Hangul in the table', '[0xa000, 0xa4cf], // Yi', '[0xa000, 0xa4cf], [0xac00, 0xd7a3], // Yi'],
+  ['a table code point kept in its run', 'if (isScriptChar(c.codePointAt(0))) {', 'if (isScriptChar(c.codePointAt(0)) && word === "") {'],
 ];
 for (const [name, from, to] of MUTATIONS) {
   test(`a mutated reference fails some vectors: ${name}`, async () => {
@@ -123,10 +136,10 @@ for (const [name, from, to] of MUTATIONS) {
 const referenceLine = async (p = page) => (await p.textContent('#compare-reference')).trim();
 
 test('Compare says that the readable reference found the same receipt', async () => {
-  for (const name of ['paragraph-one-edit', 'whitespace-only-vs-empty', 'greek-sigma-contexts-k1', 'long-vs-other-long-k8-n256']) {
-    const c = compareCases.find((x) => x.name === name) ?? compareCases.find((x) => x.name.startsWith(name));
+  for (const name of ['paragraph-one-edit', 'whitespace-only-vs-empty', 'greek-sigma-contexts-k1', 'long-vs-other-long-k8-n256', 'zh-1pct-edits', 'thai-near-duplicate']) {
+    const c = allCases.find((x) => x.name === name) ?? allCases.find((x) => x.name.startsWith(name));
     assert.ok(c, name);
-    const r = await compare(page, vectorDoc(c, 'a'), vectorDoc(c, 'b'), c.k, c.n);
+    const r = await compare(page, vectorDoc(c, 'a'), vectorDoc(c, 'b'), c.k, c.n, c.words);
     assert.equal(r.sha256, c.expected.receipt_sha256, c.name);
     assert.match(await referenceLine(), /^Checked by the readable reference in this page: same receipt \(\d/, c.name);
   }
