@@ -342,7 +342,7 @@ function showCollection(r) {
   }
   if (r.pairs.length > MAX_ROWS) notes.push(`The table shows the ${fmtInt(MAX_ROWS)} ${r.containment ? 'most contained' : 'most similar'} of ${fmtInt(r.pairs.length)} pairs, to keep the page responsive; the downloads hold every pair.`);
   $('collection-note').textContent = notes.join(' ');
-  const useScript = scriptSwitch('collection-use-script', r.warnings.map((w) => w.warning), 'collection-words', 'collection-form');
+  const useScript = scriptSwitch('collection-use-script', r.warnings.map((w) => w.warning), { words: 'collection-words', k: 'collection-k', form: 'collection-form' });
   if (useScript) $('collection-note').append(useScript);
   $('collection-note').hidden = !notes.length;
   showSubmissions(r);

@@ -96,7 +96,7 @@ $('compare-form').addEventListener('submit', async (e) => {
   const read = r.formats.map((f, i) => (f === 'text' ? null : `${'AB'[i]} was read as ${f.toUpperCase()}`)).filter(Boolean);
   const notes = [...(read.length ? [`${read.join(', ')} (text extracted by ${r.extractor}).`] : []), ...r.warnings.map((w) => `Warning: ${w}.`)];
   $('compare-notes').textContent = notes.join(' ');
-  const useScript = scriptSwitch('compare-use-script', r.warnings, 'words', 'compare-form');
+  const useScript = scriptSwitch('compare-use-script', r.warnings, { words: 'words', k: 'k', form: 'compare-form' });
   if (useScript) $('compare-notes').append(useScript);
   $('compare-notes').hidden = !notes.length;
   $('matches').textContent = r.matches === null ? '—' : String(r.matches);

@@ -172,7 +172,7 @@ function showEvidence(r) {
   // script words when they can find what spaces cannot.
   const warnings = $('evidence-warnings');
   warnings.textContent = r.warnings.map((w) => `Warning: ${w}.`).join(' ');
-  const useScript = scriptSwitch('explain-use-script', r.warnings, 'evidence-words', 'evidence-form');
+  const useScript = scriptSwitch('explain-use-script', r.warnings, { words: 'evidence-words', k: 'evidence-k', form: 'evidence-form' });
   if (useScript) warnings.append(useScript);
   warnings.hidden = !r.warnings.length;
   const spansA = r.passages.map((p, i) => [p.a.start_utf16, p.a.end_utf16, i]);

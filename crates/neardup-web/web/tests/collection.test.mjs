@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { artifacts, assertResponsive, chinesePair, cliPath, download, launch, openPage, pagePath, runCollection as run, serve } from './harness.mjs';
+import { artifacts, assertResponsive, cliPath, download, launch, openPage, pagePath, runCollection as run, scriptPair, serve } from './harness.mjs';
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
@@ -288,10 +288,10 @@ test('the heat map: a cell names its two documents and opens them', async () => 
 test('Words = script, from the caveat\'s button, finds a Chinese near-duplicate that spaces miss', async (t) => {
   const zh = join(work, 'zh');
   mkdirSync(zh);
-  const [river, edited] = chinesePair(41, 900);
+  const [river, edited] = scriptPair(41, 900);
   writeFileSync(join(zh, 'river.txt'), river);
   writeFileSync(join(zh, 'river-edited.txt'), edited);
-  writeFileSync(join(zh, 'other.txt'), chinesePair(42, 900)[0]);
+  writeFileSync(join(zh, 'other.txt'), scriptPair(42, 900)[0]);
   writeFileSync(join(zh, 'english.txt'), prose(rng(43), 300));
   await page.setInputFiles('#collection-folder', zh);
   assert.equal(await run(page), 'done');

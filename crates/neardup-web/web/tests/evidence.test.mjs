@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { artifacts, assertResponsive, chinesePair, sharedPage } from './harness.mjs';
+import { artifacts, assertResponsive, scriptPair, sharedPage } from './harness.mjs';
 
 const P1 = 'The first paragraph talks about the weather in the hills above our village.';
 const S1 = 'A second paragraph describes the river and its old stone bridge.';
@@ -125,10 +125,11 @@ test('no shared passage, texts shorter than k, and a refused k', async () => {
 test('texts without spaces: the caveat offers script words, which highlight the shared passage', async () => {
   // A passage both hold, between parts only one holds; Latin words that
   // differ mark its edges under either rule.
-  const [shared] = chinesePair(21, 80, 0);
-  const [[x], [y], [z], [w]] = [31, 32, 33, 34].map((seed) => chinesePair(seed, 60, 0));
+  const [shared] = scriptPair(21, 80, { rate: 0 });
+  const [[x], [y], [z], [w]] = [31, 32, 33, 34].map((seed) => scriptPair(seed, 60, { rate: 0 }));
   await page.fill('#text-a', `${x} alpha ${shared} beta ${y}`);
   await page.fill('#text-b', `${z} gamma ${shared}\ndelta ${w}`);
+  await page.click('#tab-evidence');
   await page.selectOption('#evidence-words', 'space');
   assert.equal(await explain(5), 'done');
   assert.equal(await page.textContent('#passages-total'), '0');

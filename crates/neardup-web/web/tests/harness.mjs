@@ -192,18 +192,19 @@ export function vectorDoc(c, key) {
 }
 
 /**
- * Chinese pseudo-prose of `chars` characters with no spaces (a comma or a
- * full stop every dozen or so), and a copy with about `rate` of its
- * characters replaced: one word each when cut on spaces, a near-duplicate
- * pair in script words (SPEC §11). The same `seed` gives the same texts.
+ * Pseudo-prose of `chars` characters with no spaces, in Han by default
+ * (`count` code points from `from`, with a comma or a full stop every
+ * dozen or so), and a copy with about `rate` of its characters replaced:
+ * one word each when cut on spaces, a near-duplicate pair in script words
+ * (SPEC §11). The same `seed` gives the same texts.
  */
-export function chinesePair(seed, chars, rate = 0.01) {
+export function scriptPair(seed, chars, { rate = 0.01, from = 0x4e00, count = 2000 } = {}) {
   let x = seed >>> 0;
   const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 4294967296;
-  // Skewed towards the first ideographs, as prose repeats its common ones.
-  const han = () => String.fromCodePoint(0x4e00 + Math.floor(rnd() * rnd() * 2000));
-  const text = Array.from({ length: chars }, () => (rnd() < 0.07 ? (rnd() < 0.7 ? '，' : '。') : han())).join('');
-  const edited = Array.from(text, (c) => (rnd() < rate ? han() : c)).join('');
+  // Skewed towards the first code points, as prose repeats its common ones.
+  const letter = () => String.fromCodePoint(from + Math.floor(rnd() * rnd() * count));
+  const text = Array.from({ length: chars }, () => (rnd() < 0.07 ? (rnd() < 0.7 ? '，' : '。') : letter())).join('');
+  const edited = Array.from(text, (c) => (rnd() < rate ? letter() : c)).join('');
   return [text, edited];
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { lzmaDecode } from '../app/lzma.js';
 import { textDecode7 } from '../app/text7.js';
-import { artifacts, assertResponsive, chinesePair, compare, dist, pagePath, root, sharedPage, verify } from './harness.mjs';
+import { artifacts, assertResponsive, compare, dist, pagePath, root, scriptPair, sharedPage, verify } from './harness.mjs';
 
 const html = readFileSync(pagePath, 'utf8');
 const sha256 = (data, enc = 'hex') => createHash('sha256').update(data).digest(enc);
@@ -125,7 +125,7 @@ test('verify: VERIFIED, one-character tampering is a MISMATCH, a bad receipt is 
 });
 
 test('a caveat that script words can compare a text comes with a button that switches Words and runs again', async () => {
-  const [zhA, zhB] = chinesePair(11, 400);
+  const [zhA, zhB] = scriptPair(11, 400);
   const r = await compare(page, { text: zhA }, { text: zhB });
   assert.equal(r.verdict, 'INSUFFICIENT-DATA');
   assert.match(await page.textContent('#compare-notes'), /^Warning: document A: 1 word\(s\) in 400 characters, fewer than k = 5: word shingles cannot compare this text; script words can \(--words script\)\. /);
@@ -155,7 +155,19 @@ test('a caveat that script words can compare a text comes with a button that swi
   assert.match(await verify(page, asSpace, null, null), /^MISMATCH/);
   await page.fill('#verify-receipt', receipt.replace('kar-script-shingle', 'kar-glyph-shingle'));
   assert.equal(await page.textContent('#verify-words'), "Words: its algorithm 'kar-glyph-shingle-minhash-v1' is not one this page knows.");
-  await page.click('#tab-compare');
+
+  // Thai is written in letters: the caveat names k = 8 for script words,
+  // and the button sets it too.
+  const [thA, thB] = scriptPair(12, 400, { from: 0x0e01, count: 46 });
+  assert.equal((await compare(page, { text: thA }, { text: thB })).verdict, 'INSUFFICIENT-DATA');
+  assert.match(await page.textContent('#compare-notes'), /; script words can \(--words script -k 8\)\. /);
+  assert.equal(await page.textContent('#compare-use-script'), 'Use script words, k = 8');
+  await page.evaluate(() => (document.getElementById('result').dataset.state = 'pending'));
+  await page.click('#compare-use-script');
+  await page.waitForFunction(() => document.getElementById('result').dataset.state === 'done');
+  assert.deepEqual([await page.inputValue('#words'), await page.inputValue('#k')], ['script', '8']);
+  assert.match(await page.textContent('#receipt'), /^\{"algorithm":"kar-script-shingle-minhash-v1",.*,"k":8,/);
+  assert.equal(await page.textContent('#verdict'), 'NEAR-DUPLICATE');
   await page.selectOption('#words', 'space');
 });
 
