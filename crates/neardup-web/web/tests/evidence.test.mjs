@@ -2,7 +2,9 @@
 // moved, a sentence inserted that splits a passage, case and line-break
 // changes) it highlights exactly the expected passages of the original
 // texts; clicking or arrowing through A's passages scrolls B to each
-// counterpart; a few-MB pair stays responsive and says what it caps.
+// counterpart; texts without spaces find their passage with script words,
+// from the caveat's button; a few-MB pair stays responsive and says what
+// it caps.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 // The page's features in a real browser: its embedded wasm hash and CSP,
-// verify and tampering, refused parameters, UTF-8 handling, keyboard use,
+// verify and tampering, the caveat's switch to script words (SPEC §11),
+// refused parameters, UTF-8 handling, keyboard use,
 // a 20 MB document with progress, downloads; screenshots as artifacts.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
