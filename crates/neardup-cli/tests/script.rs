@@ -178,7 +178,12 @@ fn compare_names_the_flag_and_script_words_compare() {
     ok(&neardup(&[
         "compare", "--words", "script", "--report", &report, &a, &b,
     ]));
-    assert!(read(&report).contains("kar-script-shingle-minhash-v1"));
+    let html = read(&report);
+    assert!(html.contains("<tr><th>Algorithm<td>kar-script-shingle-minhash-v1"));
+    assert!(
+        !html.contains("kar-shingle-minhash-v1"),
+        "no word of v1 in a script report"
+    );
 }
 
 #[test]

@@ -56,7 +56,7 @@ pub use sources::{submissions, Submission};
 use std::fmt::Write as _;
 
 use crate::scan::Pair;
-use crate::{Banding, Base, Error, Fingerprint, Params, Threshold, Words, ALGORITHM};
+use crate::{Banding, Base, Error, Fingerprint, Params, Threshold, WordRule, Words};
 use html::{esc, escaped, pct, CSS};
 use pair::Row;
 
@@ -211,7 +211,7 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
         heat_map(&mut out, input);
         documents(&mut out, input);
     }
-    check(&mut out, rows.len(), contained);
+    check(&mut out, rows.len(), contained, params.algorithm());
     if !rows.is_empty() {
         let _ = writeln!(out, "<h2 id=evidence>Evidence</h2>");
         if rows.len() > MAX_EVIDENCE {
@@ -227,8 +227,9 @@ pub fn render(input: &Input<'_>) -> Result<String, Error> {
     }
     let _ = writeln!(
         out,
-        "<p class=note>Made by neardup {} ({ALGORITHM}). This file holds no time and loads nothing: the same inputs give the same bytes.</p>\n</body>\n</html>",
-        escaped(input.settings.version)
+        "<p class=note>Made by neardup {} ({}). This file holds no time and loads nothing: the same inputs give the same bytes.</p>\n</body>\n</html>",
+        escaped(input.settings.version),
+        input.settings.params.algorithm()
     );
     Ok(out)
 }
@@ -276,10 +277,16 @@ fn settings(out: &mut String, input: &Input<'_>) {
     let _ = write!(
         out,
         "<h2 id=settings>Settings</h2>\n<table>\n\
-         <tr><th>Algorithm<td>{ALGORITHM}\n\
-         <tr><th>Shingle size k<td>{} words\n\
+         <tr><th>Algorithm<td>{}\n\
+         <tr><th>Shingle size k<td>{} words{}\n\
          <tr><th>Permutations n<td>{}\n",
+        p.algorithm(),
         p.k(),
+        match p.words() {
+            WordRule::Space => "",
+            WordRule::Script =>
+                " (script words: each Han, kana, Thai \u{2026} character a word, SPEC \u{a7}11)",
+        },
         p.n()
     );
     if let Some(t) = s.containment {
@@ -517,13 +524,16 @@ fn documents(out: &mut String, input: &Input<'_>) {
     out.push_str("</table>\n");
 }
 
-fn check(out: &mut String, pairs: usize, contained: bool) {
-    out.push_str(
+fn check(out: &mut String, pairs: usize, contained: bool, algorithm: &str) {
+    let _ = write!(
+        out,
         "<h2 id=check>How to check this</h2>\n\
          <p>Each pair's verdict comes with a <b>receipt</b>: canonical JSON that anyone holding the two \
          texts recomputes, bit for bit, with neardup or any other implementation of the published \
-         algorithm (kar-shingle-minhash-v1). Its SHA-256 is the receipt hash in the pairs table.</p>\n\
-         <ol>\n<li>Save the pair's receipt (in its evidence section) to a file, exactly as shown, \
+         algorithm ({algorithm}). Its SHA-256 is the receipt hash in the pairs table.</p>\n"
+    );
+    out.push_str(
+        "<ol>\n<li>Save the pair's receipt (in its evidence section) to a file, exactly as shown, \
          under the name given there.\n\
          <li>Run the command shown under it, <code>neardup verify RECEIPT A B --sha256 HASH</code>, \
          where A and B are the two documents as files (for a corpus of JSONL lines, each text saved \
