@@ -173,17 +173,29 @@ def test_scan_dataframe_row_order_and_integer_ids(spark):
     assert want.drop[-1] == ids[-1]
 
 
-def test_a_mixed_directory_equals_neardup_scan(cli, spark, mixed, tmp_path):
+@pytest.mark.parametrize("remote", [False, True], ids=["local", "binaryFile"])
+def test_a_mixed_directory_equals_neardup_scan(cli, spark, mixed, tmp_path, monkeypatch,
+                                               remote):
     """JSONL plain, gzip and zstd, Parquet and text files in one directory:
     Spark reads them through neardup-corpus, in its order, and writes the
-    CLI's bytes."""
+    CLI's bytes. Remote (here Hadoop's local file system under a file://
+    URI), the plain and gzip JSONL go through Spark's text reader and the
+    rest through binaryFile: the zstd JSONL and the Parquet file's bytes
+    are read by the crate, numbered by file and place in it, as `neardup
+    scan` numbers them."""
     want = run_cli_scan(cli, tmp_path, [mixed], {"threshold": "0.75"})
     assert want["pairs"].count("\n") > 20
     # Pairs across formats: a text file's copy of a JSONL document.
     assert '"%s"' % (mixed / "e-f.txt") in want["pairs"]
     assert "hidden" not in want["keep"] + want["drop"]
-    out = ns.scan_files(spark, [str(mixed)], threshold="0.75")
+    path = str(mixed)
+    if remote:
+        monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+        path = "file://" + path
+    out = ns.scan_files(spark, [path], threshold="0.75")
     got = spark_files(out, tmp_path)
+    if remote:
+        got = {x: v.replace("file://" + str(mixed), str(mixed)) for x, v in got.items()}
     for x in OUTPUTS:
         assert got[x] == want[x], x
 
@@ -258,16 +270,26 @@ CORPUS_KINDS = [
 @pytest.mark.parametrize("name,kind", CORPUS_KINDS)
 def test_spark_reads_names_by_the_crates_table(name, kind):
     """A remote file is a corpus for Spark exactly when a local one is for
-    ``neardup scan``: both ask the crate."""
+    ``neardup scan``: both ask the crate. Spark's text reader takes plain
+    and gzip JSONL; binaryFile the rest, for the crate."""
     from neardup import _neardup
     from neardup.spark import inputs
     assert _neardup._corpus_kind(name) == kind
     assert _neardup.is_corpus_name(name) == (kind is not None)
-    if kind in ("zstd", "parquet"):
-        with pytest.raises(ValueError, match="reads remote inputs as JSONL"):
-            inputs._remote_kind(name, name)
-    else:
-        assert inputs._remote_kind(name, name) == ("document" if kind is None else "jsonl")
+    want = {None: "document", "jsonl": "jsonl", "gzip": "jsonl"}.get(kind, "remote corpus")
+    assert inputs._remote_kind(name, name) == want
+
+
+def test_a_remote_corpus_names_its_uri_in_errors(spark, tmp_path, monkeypatch):
+    """A remote Parquet file without the text column: the crate's one line,
+    naming the file's URI, never the temporary file the executor read."""
+    pq.write_table(pa.table({"id": ["a"], "body": ["some text"]}), tmp_path / "c.parquet")
+    monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+    uri = "file://" + str(tmp_path / "c.parquet")
+    with pytest.raises(Exception) as e:
+        ns.scan_files(spark, [uri])
+    assert "reading '%s': no column 'text' (columns: id, body)" % uri in str(e.value)
+    assert "neardup-spark-" not in str(e.value)
 
 
 def test_script_words_equal_neardup_scan_words_script(cli, spark, tmp_path, monkeypatch):

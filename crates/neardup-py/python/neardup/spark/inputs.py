@@ -18,14 +18,18 @@ PDF, a spreadsheet) is skipped with a warning on the task's stderr, as
 
 A remote input (``hdfs://``, ``s3a://``, ...) is listed with Hadoop's file
 system, in the crate's order. Its JSONL files (plain, or gzip by name) are
-read by Spark's text reader; every other file is one document, read by
-Spark's ``binaryFile`` source and extracted by ``neardup.extract`` (plain
-text, DOCX, ODT, EPUB, HTML, PDF, RTF), its id its path. Remote zstd and
-Parquet corpora reach the scan as a DataFrame (:func:`neardup.spark.scan`).
+read by Spark's text reader; every other file is read whole by Spark's
+``binaryFile`` source, and its bytes handed to the crate on the executor:
+a zstd JSONL or Parquet corpus to ``_neardup.CorpusReader`` (see
+``_remote_corpus``), any other file, one document whose id is its path, to
+``neardup.extract`` (plain text, DOCX, ODT, EPUB, HTML, PDF, RTF).
+``binaryFile`` holds a file in one row, so such a file can be 2 GiB at
+most (Spark's ``spark.sql.sources.binaryFile.maxLength``).
 """
 
 import os
 import sys
+import tempfile
 
 import numpy as np
 import pyarrow as pa
@@ -87,7 +91,11 @@ def _local(path):
 def _files(spark, path):
     """The files of one input, in ``neardup scan``'s order, as ``(path to
     open, name for ids and messages, kind)``: kind ``"jsonl"`` (plain, split
-    by Spark), ``"corpus"`` (read whole by the crate) or ``"text"``."""
+    by Spark's text reader), ``"corpus"`` or ``"text"`` (a local file read
+    whole by the crate), ``"remote corpus"`` or ``"document"`` (a remote
+    file read by ``binaryFile``, its bytes given to the crate), or ``"empty
+    document"`` (a remote file of no bytes, which ``binaryFile`` leaves
+    out)."""
     local = _local(path)
     if local is not None:
         files, skipped = _neardup.corpus_files(local)
@@ -112,35 +120,40 @@ def _remote_files(spark, path):
         raise ValueError("reading '%s': no such file or directory" % path)
     status = fs.getFileStatus(p)
     if not status.isDirectory():
-        return [(path, path, _remote_kind(path, path))]
+        # The URI as Hadoop spells it (`file:/a`, not `file:///a`), as
+        # binaryFile's rows name it.
+        return [(status.getPath().toString(), path, _remote_kind(path, path, status.getLen()))]
     root = status.getPath().toString().rstrip("/")
     found = {}
     it = fs.listFiles(p, True)
     while it.hasNext():
-        f = it.next().getPath().toString()
-        rel = f[len(root):].lstrip("/")
+        f = it.next()
+        uri = f.getPath().toString()
+        rel = uri[len(root):].lstrip("/")
         if any(_neardup.is_skipped_name(x) for x in rel.split("/")):
             continue
-        found[rel] = f
+        found[rel] = (uri, f.getLen())
     out = []
     for rel in _neardup.sort_paths(list(found)):
         name = path.rstrip("/") + "/" + rel
-        out.append((found[rel], name, _remote_kind(rel, name)))
+        uri, size = found[rel]
+        out.append((uri, name, _remote_kind(rel, name, size)))
     return out
 
 
-def _remote_kind(rel, name):
-    # Spark's text reader splits plain JSONL and decompresses gzip by name;
-    # binaryFile reads documents; the crate reads other corpora, and only
-    # local files. What a name holds is the crate's one table.
+def _remote_kind(rel, name, size=None):
+    # Spark's text reader splits plain JSONL and decompresses gzip by name
+    # (zstd only with Hadoop's native library, which it may not have);
+    # binaryFile reads the rest whole. What a name holds is the crate's one
+    # table.
     kind = _neardup._corpus_kind(rel)
     if kind is None:
-        return "document"
+        # An empty file is an empty document to `neardup scan`, but Spark's
+        # file sources list no file of no bytes.
+        return "empty document" if size == 0 else "document"
     if kind in ("jsonl", "gzip"):
         return "jsonl"
-    raise ValueError("'%s': neardup.spark reads remote inputs as JSONL (plain or .gz); "
-                     "copy other files to a local path, or pass a DataFrame to "
-                     "neardup.spark.scan" % name)
+    return "remote corpus"
 
 
 def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n, words):
@@ -177,22 +190,69 @@ def _skip(name, error):
     print("neardup.spark: warning: reading '%s': %s (skipped)" % (name, error), file=sys.stderr)
 
 
-def _sign_documents(spark, files, k, n, words):
-    """Signs files that are one document each, read by Spark's
-    ``binaryFile`` source: ``files`` holds ``(src, file_index, uri, name)``
-    rows, ``uri`` as Hadoop lists it (binaryFile's ``path`` is the same
-    string). A document's group is its file."""
+def _reader_batches(arrow, reader, src, g1):
+    """A ``CorpusReader``'s batches as signed rows: a document's group is its
+    file and its position its place in the file, as ``neardup scan``
+    numbers them."""
+    pos = 0
+    for _, ids, sigs in reader:
+        size = len(ids)
+        cols = _fingerprint_columns(sigs)
+        cols.update(
+            src=np.full(size, src, dtype=np.int32), g1=np.full(size, g1, dtype=np.int64),
+            g2=np.zeros(size, dtype=np.int64), pos=np.arange(pos, pos + size, dtype=np.int64),
+            id_json=ids, id=ids)
+        pos += size
+        yield _batch(arrow, cols)
+
+
+def _remote_corpus(content, name, **reading):
+    """A remote corpus file (zstd JSONL or Parquet) from the bytes
+    ``binaryFile`` read: ``CorpusReader``'s batches of its documents.
+
+    The bytes go to a temporary file on the executor, which the crate reads
+    by path as it reads a local file, rather than to a reader of bytes:
+    ``binaryFile`` already holds the whole file in this worker, so this is
+    one local write, and the crate keeps its one way in (the format told by
+    the first bytes, a Parquet file read through a seekable ``File``, its
+    footer first), with no second entry per format in ``neardup-corpus``
+    for Spark alone. The file is removed once read, or when the task stops
+    reading; a message that names it names the file's URI instead."""
+    with tempfile.TemporaryDirectory(prefix="neardup-spark-") as folder:
+        path = os.path.join(folder, "corpus")
+        with open(path, "wb") as f:
+            f.write(content)
+        try:
+            yield from _neardup.CorpusReader(path, name=name, **reading)
+        except ValueError as e:
+            raise ValueError(str(e).replace(path, name)) from None
+
+
+def _sign_documents(spark, files, id_field, text_field, k, n, words):
+    """Signs remote files read by Spark's ``binaryFile`` source: ``files``
+    holds ``(src, file_index, uri, name, kind)`` rows, ``uri`` as Hadoop
+    lists it (binaryFile's ``path`` is the same string). A corpus file's
+    documents are read by the crate (``_remote_corpus``); any other file is
+    one document, extracted (an empty one, which binaryFile leaves out,
+    comes from the driver). A document's group is its file."""
     schema = _signed_schema(T.StringType())
     arrow = _arrow_schema(schema)
-    where = {uri: (src, g1, name) for src, g1, uri, name in files}
+    where = {uri: (src, g1, name, kind == "remote corpus")
+             for src, g1, uri, name, kind in files}
 
     def sign(batches):
         for b in batches:
-            for uri, content in zip(_column(b, "path").to_pylist(),
-                                    _column(b, "content").to_pylist()):
-                src, g1, name = where[uri]
+            contents = _column(b, "content")
+            for i, uri in enumerate(_column(b, "path").to_pylist()):
+                src, g1, name, corpus = where[uri]
+                if corpus:
+                    reader = _remote_corpus(
+                        contents[i].as_buffer(), name, id_field=id_field,
+                        text_field=text_field, k=k, n=n, words=words)
+                    yield from _reader_batches(arrow, reader, src, g1)
+                    continue
                 try:
-                    text = _neardup.extract(content, name=name)
+                    text = _neardup.extract(contents[i].as_py(), name=name)
                 except ValueError as e:
                     _skip(name, e)
                     continue
@@ -204,14 +264,20 @@ def _sign_documents(spark, files, k, n, words):
                     id_json=ids, id=ids)
                 yield _batch(arrow, cols)
 
-    docs = spark.read.format("binaryFile").load([uri for _, _, uri, _ in files])
-    return docs.select("path", "content").mapInArrow(sign, schema)
+    full = [uri for _, _, uri, _, kind in files if kind != "empty document"]
+    empty = [(uri, bytearray()) for _, _, uri, _, kind in files if kind == "empty document"]
+    docs = None
+    if full:
+        docs = spark.read.format("binaryFile").load(full).select("path", "content")
+    if empty:
+        none = spark.createDataFrame(empty, "path string, content binary")
+        docs = none if docs is None else docs.unionByName(none)
+    return docs.mapInArrow(sign, schema)
 
 
 def _sign_whole(spark, files, id_field, text_field, k, n, words):
-    """Signs files that are read whole, one task each at most: ``files``
-    holds ``(src, file_index, path, name, is_text)`` rows. A document's group
-    is its file and its position its place in the file."""
+    """Signs local files that are read whole, one task each at most:
+    ``files`` holds ``(src, file_index, path, name, is_text)`` rows."""
     schema = _signed_schema(T.StringType())
     arrow = _arrow_schema(schema)
 
@@ -219,7 +285,6 @@ def _sign_whole(spark, files, id_field, text_field, k, n, words):
         for b in batches:
             rows = zip(*(_column(b, c).to_pylist() for c in ("src", "g1", "path", "name", "text")))
             for src, g1, path, name, text in rows:
-                pos = 0
                 reader = _neardup.CorpusReader(
                     path, name=name, id_field=id_field, text_field=text_field, k=k, n=n,
                     text=text, words=words)
@@ -231,15 +296,7 @@ def _sign_whole(spark, files, id_field, text_field, k, n, words):
                     except ValueError as e:
                         _skip(name, str(e).removeprefix("reading '%s': " % name))
                         continue
-                for _, ids, sigs in reader:
-                    size = len(ids)
-                    cols = _fingerprint_columns(sigs)
-                    cols.update(
-                        src=np.full(size, src, dtype=np.int32),
-                        g1=np.full(size, g1, dtype=np.int64), g2=np.zeros(size, dtype=np.int64),
-                        pos=np.arange(pos, pos + size, dtype=np.int64), id_json=ids, id=ids)
-                    pos += size
-                    yield _batch(arrow, cols)
+                yield from _reader_batches(arrow, reader, src, g1)
 
     table = spark.createDataFrame(
         files, "src int, g1 long, path string, name string, text boolean")
@@ -254,9 +311,9 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=
     documents as ``neardup scan`` does: ``against`` first, then ``inputs``,
     each file in line (row) order; blank lines are skipped. ``k``, ``n`` and
     ``words`` default (``None``) to the core's, as every call of the crate
-    does. Returns the
-    signed documents, one row each, that :func:`scan_files` scans."""
-    frames, whole, documents = [], [], []
+    does. Returns the signed documents, one row each, that
+    :func:`scan_files` scans."""
+    frames, whole, remote = [], [], []
     index = 0
     for src, paths in ((0, against), (1, inputs)):
         for path in paths:
@@ -264,15 +321,15 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=
                 if kind == "jsonl":
                     frames.append(_sign_jsonl(spark, f, name, src, index, id_field, text_field,
                                               k, n, words))
-                elif kind == "document":
-                    documents.append((src, index, f, name))
+                elif kind in ("document", "empty document", "remote corpus"):
+                    remote.append((src, index, f, name, kind))
                 else:
                     whole.append((src, index, f, name, kind == "text"))
                 index += 1
     if whole:
         frames.append(_sign_whole(spark, whole, id_field, text_field, k, n, words))
-    if documents:
-        frames.append(_sign_documents(spark, documents, k, n, words))
+    if remote:
+        frames.append(_sign_documents(spark, remote, id_field, text_field, k, n, words))
     if not frames:
         raise ValueError("no input")
     signed = frames[0]
