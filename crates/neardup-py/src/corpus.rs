@@ -364,7 +364,7 @@ fn send_text(
 }
 
 /// `sign_lines(values, starts, state, name, id_field="id",
-/// text_field="text", k=5, n=128, words="space")`: the lines of a plain JSONL file as
+/// text_field="text", k=5, n=128, words="space", lossy=False)`: the lines of a plain JSONL file as
 /// Spark's text reader gives them (`values`, a pyarrow binary or string
 /// array, one line each, and `starts`, the byte offset of each line's file
 /// block), parsed and signed as `neardup scan` parses and signs them.
@@ -374,10 +374,11 @@ fn send_text(
 /// block, and blank ones skipped. Returns `(blocks, positions, ids,
 /// SignatureBatch, state)`, one entry per document. A bad line is a
 /// `ValueError` naming the file, the line and (past the first block) the
-/// block.
+/// block, in `neardup scan`'s words; a line of invalid UTF-8 is one unless `lossy` replaces its
+/// invalid sequences by U+FFFD, as `neardup scan --lossy` does.
 #[pyfunction]
 #[pyo3(signature = (values, starts, state, name, id_field = "id", text_field = "text",
-    k = None, n = None, words = None))]
+    k = None, n = None, words = None, lossy = false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub fn sign_lines<'py>(
     py: Python<'py>,
@@ -390,6 +391,7 @@ pub fn sign_lines<'py>(
     k: Option<Int>,
     n: Option<Int>,
     words: Option<Words>,
+    lossy: bool,
 ) -> PyResult<(
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i64>>,
@@ -404,7 +406,7 @@ pub fn sign_lines<'py>(
         let fields = Fields {
             id: id_field,
             text: text_field,
-            lossy: false,
+            lossy,
         };
         let (mut block, mut pos, mut line) = state;
         let (mut blocks, mut positions, mut ids) = (Vec::new(), Vec::new(), Vec::new());
@@ -423,9 +425,11 @@ pub fn sign_lines<'py>(
                     if bytes.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
+                    // `neardup scan`'s words (`Error::In` around
+                    // `Error::Line`), and where Spark's block starts.
                     let where_ = match start {
-                        0 => format!("'{name}' line {line}"),
-                        _ => format!("'{name}' line {line} of the block at byte {start}"),
+                        0 => format!("'{name}': line {line}"),
+                        _ => format!("'{name}': line {line} of the block at byte {start}"),
                     };
                     let at = |e: Error| match e {
                         Error::Line { problem, .. } => format!("{where_}: {problem}"),

@@ -321,11 +321,89 @@ def test_bad_input_names_the_file_and_line(spark, tmp_path):
     bad.write_text('{"id": 1, "text": "a b c"}\n\n{"id": 2}\n', encoding="utf-8")
     with pytest.raises(Exception) as e:
         ns.scan_files(spark, [str(bad)])
-    assert "'%s' line 3: missing field 'text'" % bad in str(e.value)
+    assert "'%s': line 3: missing field 'text'" % bad in str(e.value)
     dup = tmp_path / "dup.jsonl"
     dup.write_text('{"id": "x", "text": "a"}\n{"id": "x", "text": "b"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match='duplicate id "x"'):
         ns.scan_files(spark, [str(dup)])
+
+
+# Invalid UTF-8: a Latin-1 byte, and a sequence cut short, which WHATWG
+# (and so `--lossy`) replaces by one U+FFFD, not one per byte.
+BAD_BYTES = b"caf\xe9 \xe2\x82x"
+
+
+@pytest.fixture(scope="module")
+def lossy(tmp_path_factory):
+    """A folder with invalid UTF-8 in a plain JSONL line, in a zstd JSONL
+    line and in a text file, each a copy (near or exact) of one clean
+    document, so that the pairs and their receipts carry how the bytes were
+    decoded."""
+    d = tmp_path_factory.mktemp("lossy") / "corpus"
+    d.mkdir()
+    ids, texts = corpus(17, 40)
+    ids = ["l%d" % i for i in range(len(ids))]
+    words = max(texts, key=len).split()
+
+    def spoiled(cut):
+        return " ".join(words[:cut]) + " @@ " + " ".join(words[cut:])
+
+    def line(i, t):
+        return json.dumps({"id": i, "text": t}).encode().replace(b"@@", BAD_BYTES) + b"\n"
+
+    good = [line(i, t) for i, t in zip(ids, texts)]
+    (d / "a.jsonl").write_bytes(b"".join(good[:5] + [line("bad-a", spoiled(9))] + good[5:30]))
+    with pa.CompressedOutputStream(str(d / "b.jsonl.zst"), "zstd") as f:
+        f.write(b"".join(good[30:40] + [line("bad-b", spoiled(30))] + good[40:]))
+    (d / "c.txt").write_bytes(spoiled(9).encode().replace(b"@@", BAD_BYTES))
+    return d
+
+
+@pytest.mark.parametrize("remote", [False, True], ids=["local", "binaryFile"])
+def test_lossy_equals_neardup_scan_lossy(cli, spark, lossy, tmp_path, monkeypatch, remote):
+    """`python -m neardup.spark --lossy` (run in this process on the
+    suite's session) writes `neardup scan --lossy`'s files: the same U+FFFD
+    in a plain JSONL line (split by Spark's text reader), a zstd JSONL line
+    and a text file, read locally by the crate or remotely through
+    binaryFile. The JSONL line and the text file decode alike: IDENTICAL."""
+    from neardup.spark import __main__ as command
+    want = run_cli_scan(cli, tmp_path, [lossy, "--lossy"], {"threshold": "0.75"})
+    c_txt = str(lossy / "c.txt")
+    assert '"a":"bad-a","b":"%s","matches":128' % c_txt in want["pairs"]
+    assert '"bad-b"' in want["pairs"]
+    path = str(lossy)
+    if remote:
+        monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+        path = "file://" + path
+    out = {x: tmp_path / ("command-" + x) for x in OUTPUTS}
+    monkeypatch.setattr(ns, "session", lambda *args, **conf: spark)
+    monkeypatch.setattr(spark, "stop", lambda: None)
+    assert command.main([path, "--lossy", "--threshold", "0.75", "-q",
+                         "--pairs", str(out["pairs"]), "--clusters", str(out["clusters"]),
+                         "--keep-list", str(out["keep"]), "--drop-list", str(out["drop"])]) == 0
+    for x in OUTPUTS:
+        got = out[x].read_text(encoding="utf-8").replace("file://" + str(lossy), str(lossy))
+        assert got == want[x], x
+
+
+@pytest.mark.parametrize("name, remote", [("a.jsonl", False), ("b.jsonl.zst", False),
+                                          ("b.jsonl.zst", True)])
+def test_without_lossy_a_bad_line_is_the_clis_error(cli, spark, lossy, monkeypatch, name,
+                                                    remote):
+    """Without `lossy`, a JSONL line of invalid UTF-8 stops the scan with
+    the CLI's message: the file, the line, the byte and the flag. (A text
+    file of invalid UTF-8 in a folder is skipped, as the CLI skips it: see
+    latin1.txt in test_a_directory_of_documents_equals_neardup_scan.)"""
+    from conftest import cli_error
+    want = cli_error(cli, "scan", "-q", lossy / name, "--pairs", os.devnull)
+    assert "invalid UTF-8 at byte" in want and "pass --lossy" in want, want
+    path = str(lossy / name)
+    if remote:
+        monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+        path = "file://" + path
+    with pytest.raises(Exception) as e:
+        ns.scan_files(spark, [path])
+    assert want.replace(str(lossy / name), path) in str(e.value)
 
 
 @pytest.mark.cluster

@@ -42,7 +42,7 @@ Command line (``python -m neardup.spark --help``)::
     python -m neardup.spark INPUT... --pairs P --clusters C \\
         [--keep-list F] [--drop-list F] [--against REF]... [--against-index DIR] \\
         [--master URL] \\
-        [--threshold T] [-k K] [-n N] [--words space|script]
+        [--threshold T] [-k K] [-n N] [--words space|script] [--lossy]
 """
 
 import os
@@ -146,20 +146,24 @@ def _ordered(frame, order_col, id_col, partitions):
 
 def scan_files(spark, inputs, against=(), id_field="id", text_field="text", threshold=None,
                k=None, n=None, bands=None, rows=None, partitions=None, block_size=BLOCK_SIZE,
-               recall=None, against_index=None, words=None):
+               recall=None, against_index=None, words=None, lossy=False):
     """:func:`scan` on JSONL / Parquet corpora read by :func:`read`: ids
     are the JSON text of the ids as the files wrote them (``"\\"a\\""``,
-    ``7``), exactly as ``neardup scan`` writes them. ``against_index`` is as
-    for :func:`scan`: then ``neardup index query INDEX INPUT...``."""
+    ``7``), exactly as ``neardup scan`` writes them. ``lossy`` is ``neardup
+    scan --lossy``: invalid UTF-8 in a text file or a JSONL line replaced by
+    U+FFFD. ``against_index`` is as for :func:`scan`: then ``neardup index
+    query INDEX INPUT...``."""
     if against_index is not None:
         if against:
             raise ValueError("against and against_index: give one reference set, not both")
         path = os.fspath(against_index)
         length, plan = _index_plan(path, _settings(threshold, k, n, bands, rows, recall, words))
-        signed = read(spark, inputs, (), id_field, text_field, plan.k, plan.n, plan.words)
+        signed = read(spark, inputs, (), id_field, text_field, plan.k, plan.n, plan.words,
+                      lossy)
         return _scan_index(spark, signed, path, length, plan, partitions, block_size)
     plan = _scan_plan(threshold, k, n, bands, rows, recall, words)
-    signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n, plan.words)
+    signed = read(spark, inputs, against, id_field, text_field, plan.k, plan.n, plan.words,
+                  lossy)
     out, _ = _run(spark, signed, plan, partitions, block_size)
     return out
 

@@ -4,7 +4,7 @@ output files byte for byte.
     python -m neardup.spark INPUT... --pairs P --clusters C [--keep-list F]
         [--drop-list F] [--against REF]... [--against-index DIR] [--master URL]
         [--threshold T]
-        [-k K] [-n N] [--words space|script]
+        [-k K] [-n N] [--words space|script] [--lossy]
 
 Exit status: 0 success, 2 any error (one line on stderr).
 """
@@ -51,6 +51,10 @@ def parser():
     p.add_argument("--recall", choices=("probable", "exact"),
                    help="exact: pigeonhole bands that miss no pair (as neardup scan --recall; "
                         "default probable)")
+    p.add_argument("--lossy", action="store_true",
+                   help="decode invalid UTF-8 in text files and JSONL lines by replacement "
+                        "(U+FFFD, as WHATWG does) instead of failing on the line or skipping "
+                        "the file, as neardup scan --lossy")
     p.add_argument("--id-field", default="id", metavar="NAME")
     p.add_argument("--text-field", default="text", metavar="NAME")
     p.add_argument("--master", default=None, metavar="URL",
@@ -106,7 +110,7 @@ def main(argv=None):
         out = scan_files(spark, args.inputs, against=args.against, id_field=args.id_field,
                          text_field=args.text_field, threshold=args.threshold, k=args.k,
                          n=args.n, words=args.words, bands=args.bands, rows=args.rows,
-                         recall=args.recall,
+                         recall=args.recall, lossy=args.lossy,
                          partitions=args.partitions,
                          block_size=args.block_size or BLOCK_SIZE,
                          against_index=args.against_index)

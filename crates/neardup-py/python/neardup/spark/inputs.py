@@ -15,6 +15,9 @@ text document whose id is its path. Each file is then signed:
 A file that cannot be read as a document (invalid UTF-8, an encrypted
 PDF, a spreadsheet) is skipped with a warning on the task's stderr, as
 ``neardup scan`` skips it, so the other documents keep the CLI's numbers.
+With ``lossy``, as with ``neardup scan --lossy``, invalid UTF-8 in a text
+file or a JSONL line is replaced by U+FFFD (WHATWG's rule) instead: every
+path below hands the flag to the crate, which decodes.
 
 A remote input (``hdfs://``, ``s3a://``, ...) is listed with Hadoop's file
 system, in the crate's order. Its JSONL files (plain, or gzip by name) are
@@ -156,7 +159,7 @@ def _remote_kind(rel, name, size=None):
     return "remote corpus"
 
 
-def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n, words):
+def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n, words, lossy):
     """Signs one plain JSONL file that Spark's text reader splits into
     blocks: a document's group is its file block and its position the count
     of documents before it in the block, so that blocks in offset order give
@@ -169,7 +172,8 @@ def _sign_jsonl(spark, path, name, src, file_index, id_field, text_field, k, n, 
         for b in batches:
             starts = _ints(_column(b, "start"), np.int64)
             blocks, poss, ids, sigs, state = _neardup.sign_lines(
-                _column(b, "value"), starts, state, name, id_field, text_field, k, n, words)
+                _column(b, "value"), starts, state, name, id_field, text_field, k, n, words,
+                lossy)
             if not ids:
                 continue
             size = len(ids)
@@ -228,7 +232,7 @@ def _remote_corpus(content, name, **reading):
             raise ValueError(str(e).replace(path, name)) from None
 
 
-def _sign_documents(spark, files, id_field, text_field, k, n, words):
+def _sign_documents(spark, files, id_field, text_field, k, n, words, lossy):
     """Signs remote files read by Spark's ``binaryFile`` source: ``files``
     holds ``(src, file_index, uri, name, kind)`` rows, ``uri`` as Hadoop
     lists it (binaryFile's ``path`` is the same string). A corpus file's
@@ -248,11 +252,11 @@ def _sign_documents(spark, files, id_field, text_field, k, n, words):
                 if corpus:
                     reader = _remote_corpus(
                         contents[i].as_buffer(), name, id_field=id_field,
-                        text_field=text_field, k=k, n=n, words=words)
+                        text_field=text_field, k=k, n=n, words=words, lossy=lossy)
                     yield from _reader_batches(arrow, reader, src, g1)
                     continue
                 try:
-                    text = _neardup.extract(contents[i].as_py(), name=name)
+                    text = _neardup.extract(contents[i].as_py(), name=name, lossy=lossy)
                 except ValueError as e:
                     _skip(name, e)
                     continue
@@ -275,7 +279,7 @@ def _sign_documents(spark, files, id_field, text_field, k, n, words):
     return docs.mapInArrow(sign, schema)
 
 
-def _sign_whole(spark, files, id_field, text_field, k, n, words):
+def _sign_whole(spark, files, id_field, text_field, k, n, words, lossy):
     """Signs local files that are read whole, one task each at most:
     ``files`` holds ``(src, file_index, path, name, is_text)`` rows."""
     schema = _signed_schema(T.StringType())
@@ -287,7 +291,7 @@ def _sign_whole(spark, files, id_field, text_field, k, n, words):
             for src, g1, path, name, text in rows:
                 reader = _neardup.CorpusReader(
                     path, name=name, id_field=id_field, text_field=text_field, k=k, n=n,
-                    text=text, words=words)
+                    text=text, words=words, lossy=lossy)
                 if text:
                     # One document: an unreadable one is skipped, as
                     # `neardup scan` skips it.
@@ -305,14 +309,16 @@ def _sign_whole(spark, files, id_field, text_field, k, n, words):
 
 
 def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=None,
-         words=None):
+         words=None, lossy=False):
     """Signs corpora (JSONL plain, gzip or zstd, Parquet) and text files (a
     directory gives its files in ``neardup scan``'s order), numbering
     documents as ``neardup scan`` does: ``against`` first, then ``inputs``,
     each file in line (row) order; blank lines are skipped. ``k``, ``n`` and
     ``words`` default (``None``) to the core's, as every call of the crate
-    does. Returns the signed documents, one row each, that
-    :func:`scan_files` scans."""
+    does. ``lossy`` replaces invalid UTF-8 in text files and JSONL lines by
+    U+FFFD, as ``neardup scan --lossy`` does (else such a line is an error
+    and such a file is skipped). Returns the signed documents, one row
+    each, that :func:`scan_files` scans."""
     frames, whole, remote = [], [], []
     index = 0
     for src, paths in ((0, against), (1, inputs)):
@@ -320,16 +326,16 @@ def read(spark, inputs, against=(), id_field="id", text_field="text", k=None, n=
             for f, name, kind in _files(spark, path):
                 if kind == "jsonl":
                     frames.append(_sign_jsonl(spark, f, name, src, index, id_field, text_field,
-                                              k, n, words))
+                                              k, n, words, lossy))
                 elif kind in ("document", "empty document", "remote corpus"):
                     remote.append((src, index, f, name, kind))
                 else:
                     whole.append((src, index, f, name, kind == "text"))
                 index += 1
     if whole:
-        frames.append(_sign_whole(spark, whole, id_field, text_field, k, n, words))
+        frames.append(_sign_whole(spark, whole, id_field, text_field, k, n, words, lossy))
     if remote:
-        frames.append(_sign_documents(spark, remote, id_field, text_field, k, n, words))
+        frames.append(_sign_documents(spark, remote, id_field, text_field, k, n, words, lossy))
     if not frames:
         raise ValueError("no input")
     signed = frames[0]
