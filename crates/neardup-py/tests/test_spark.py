@@ -335,14 +335,13 @@ BAD_BYTES = b"caf\xe9 \xe2\x82x"
 
 @pytest.fixture(scope="module")
 def lossy(tmp_path_factory):
-    """A folder with invalid UTF-8 in a plain JSONL line, in a zstd JSONL
-    line and in a text file, each a copy (near or exact) of one clean
-    document, so that the pairs and their receipts carry how the bytes were
-    decoded."""
-    d = tmp_path_factory.mktemp("lossy") / "corpus"
-    d.mkdir()
+    """Two folders, ``local`` and ``remote``, each with invalid UTF-8 in a
+    plain JSONL line, in a zstd JSONL line and in a text file, each a copy
+    (near or exact) of one clean document, so that the pairs and their
+    receipts carry how the bytes were decoded. The folders hold the same
+    texts under other ids."""
+    top = tmp_path_factory.mktemp("lossy")
     ids, texts = corpus(17, 40)
-    ids = ["l%d" % i for i in range(len(ids))]
     words = max(texts, key=len).split()
 
     def spoiled(cut):
@@ -351,59 +350,64 @@ def lossy(tmp_path_factory):
     def line(i, t):
         return json.dumps({"id": i, "text": t}).encode().replace(b"@@", BAD_BYTES) + b"\n"
 
-    good = [line(i, t) for i, t in zip(ids, texts)]
-    (d / "a.jsonl").write_bytes(b"".join(good[:5] + [line("bad-a", spoiled(9))] + good[5:30]))
-    with pa.CompressedOutputStream(str(d / "b.jsonl.zst"), "zstd") as f:
-        f.write(b"".join(good[30:40] + [line("bad-b", spoiled(30))] + good[40:]))
-    (d / "c.txt").write_bytes(spoiled(9).encode().replace(b"@@", BAD_BYTES))
-    return d
+    for side in ("local", "remote"):
+        d = top / side
+        d.mkdir()
+        good = [line("%s%d" % (side[0], i), t) for i, t in enumerate(texts)]
+        bad_a, bad_b = line(side[0] + "-bad-a", spoiled(9)), line(side[0] + "-bad-b", spoiled(30))
+        (d / "a.jsonl").write_bytes(b"".join(good[:5] + [bad_a] + good[5:30]))
+        with pa.CompressedOutputStream(str(d / "b.jsonl.zst"), "zstd") as f:
+            f.write(b"".join(good[30:40] + [bad_b] + good[40:]))
+        (d / "c.txt").write_bytes(spoiled(9).encode().replace(b"@@", BAD_BYTES))
+    return top
 
 
-@pytest.mark.parametrize("remote", [False, True], ids=["local", "binaryFile"])
-def test_lossy_equals_neardup_scan_lossy(cli, spark, lossy, tmp_path, monkeypatch, remote):
+def test_lossy_equals_neardup_scan_lossy(cli, spark, lossy, tmp_path, monkeypatch):
     """`python -m neardup.spark --lossy` (run in this process on the
     suite's session) writes `neardup scan --lossy`'s files: the same U+FFFD
     in a plain JSONL line (split by Spark's text reader), a zstd JSONL line
-    and a text file, read locally by the crate or remotely through
-    binaryFile. The JSONL line and the text file decode alike: IDENTICAL."""
+    and a text file, in one scan of a local folder (read by the crate) and a
+    remote one (a file:// URI, through binaryFile). The JSONL line and both
+    text files decode alike: IDENTICAL."""
     from neardup.spark import __main__ as command
-    want = run_cli_scan(cli, tmp_path, [lossy, "--lossy"], {"threshold": "0.75"})
-    c_txt = str(lossy / "c.txt")
-    assert '"a":"bad-a","b":"%s","matches":128' % c_txt in want["pairs"]
-    assert '"bad-b"' in want["pairs"]
-    path = str(lossy)
-    if remote:
-        monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
-        path = "file://" + path
+    local, remote = lossy / "local", lossy / "remote"
+    want = run_cli_scan(cli, tmp_path, [local, remote, "--lossy"], {"threshold": "0.75"})
+    for c_txt in (local / "c.txt", remote / "c.txt"):
+        assert '"a":"l-bad-a","b":"%s","matches":128' % c_txt in want["pairs"]
+    assert '"l-bad-b"' in want["pairs"] and '"r-bad-b"' in want["pairs"]
+    from neardup.spark.inputs import _local as real
+    monkeypatch.setattr("neardup.spark.inputs._local",
+                        lambda p: None if p.startswith("file://") else real(p))
     out = {x: tmp_path / ("command-" + x) for x in OUTPUTS}
     monkeypatch.setattr(ns, "session", lambda *args, **conf: spark)
     monkeypatch.setattr(spark, "stop", lambda: None)
-    assert command.main([path, "--lossy", "--threshold", "0.75", "-q",
-                         "--pairs", str(out["pairs"]), "--clusters", str(out["clusters"]),
+    assert command.main([str(local), "file://" + str(remote), "--lossy", "--threshold", "0.75",
+                         "-q", "--pairs", str(out["pairs"]), "--clusters", str(out["clusters"]),
                          "--keep-list", str(out["keep"]), "--drop-list", str(out["drop"])]) == 0
     for x in OUTPUTS:
-        got = out[x].read_text(encoding="utf-8").replace("file://" + str(lossy), str(lossy))
+        got = out[x].read_text(encoding="utf-8").replace("file://" + str(remote), str(remote))
         assert got == want[x], x
 
 
-@pytest.mark.parametrize("name, remote", [("a.jsonl", False), ("b.jsonl.zst", False),
-                                          ("b.jsonl.zst", True)])
+@pytest.mark.parametrize("name, remote", [("a.jsonl", False), ("b.jsonl.zst", True)])
 def test_without_lossy_a_bad_line_is_the_clis_error(cli, spark, lossy, monkeypatch, name,
                                                     remote):
     """Without `lossy`, a JSONL line of invalid UTF-8 stops the scan with
-    the CLI's message: the file, the line, the byte and the flag. (A text
-    file of invalid UTF-8 in a folder is skipped, as the CLI skips it: see
-    latin1.txt in test_a_directory_of_documents_equals_neardup_scan.)"""
+    the CLI's message: the file, the line, the byte and the flag; from
+    Spark's text reader and from binaryFile's bytes. (A text file of invalid
+    UTF-8 in a folder is skipped, as the CLI skips it: see latin1.txt in
+    test_a_directory_of_documents_equals_neardup_scan.)"""
     from conftest import cli_error
-    want = cli_error(cli, "scan", "-q", lossy / name, "--pairs", os.devnull)
+    path = str(lossy / "local" / name)
+    want = cli_error(cli, "scan", "-q", path, "--pairs", os.devnull)
     assert "invalid UTF-8 at byte" in want and "pass --lossy" in want, want
-    path = str(lossy / name)
     if remote:
         monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
+        want = want.replace(path, "file://" + path)
         path = "file://" + path
     with pytest.raises(Exception) as e:
         ns.scan_files(spark, [path])
-    assert want.replace(str(lossy / name), path) in str(e.value)
+    assert want in str(e.value)
 
 
 @pytest.mark.cluster
