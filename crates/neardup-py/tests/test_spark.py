@@ -21,6 +21,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 import neardup  # noqa: E402
 from neardup import spark as ns  # noqa: E402
+from conftest import SCRIPT  # noqa: E402
 from test_cli import chinese, corpus, run_cli_scan, write_jsonl  # noqa: E402
 
 OUTPUTS = ("pairs", "clusters", "keep", "drop")
@@ -156,6 +157,33 @@ def test_exact_recall_equals_neardup_scan_and_all_pairs(spark, tmp_path):
     got = spark_files(out, tmp_path)
     assert got["pairs"] == want.pairs_jsonl()
     assert got["clusters"] == want.clusters_jsonl()
+
+
+def test_every_script_vector_signs_in_spark_as_specified(spark):
+    """Every case of vectors/script-compare.json signed by Spark's sign
+    stage (``mapInArrow`` over the DataFrame, as ``scan`` signs): each
+    document's normalized hash, shingle count and signature slots are the
+    vector's, which is all its receipt is made of (the receipt hashes
+    themselves are checked without Spark in test_vectors)."""
+    from neardup.spark.arrow import _signature_matrix
+    from neardup.spark.inputs import _sign_frame
+    groups = {}
+    for i, c in enumerate(SCRIPT):
+        for side in (0, 1):
+            groups.setdefault((c["k"], c["n"]), []).append(
+                ("%d-%d" % (i, side), c["ab"[side]], c["expected"]["documents"][side]))
+    seen = 0
+    for (k, n), docs in groups.items():
+        df = spark.createDataFrame([(i, t) for i, t, _ in docs], "id string, text string")
+        rows = _sign_frame(df, 1, "id", "text", k, n, "script").toArrow()
+        sigs, has = _signature_matrix(rows.column("sig"), n)
+        got = {i: (sha, count, list(map(int, sig)) if h else None) for i, sha, count, sig, h in
+               zip(rows.column("id").to_pylist(), rows.column("sha").to_pylist(),
+                   rows.column("shingles").to_pylist(), sigs, has)}
+        for i, _, want in docs:
+            assert got[i] == (want["normalized_sha256"], want["shingles"], want["signature"]), i
+            seen += 1
+    assert seen == 2 * len(SCRIPT) == 40
 
 
 def test_scan_dataframe_row_order_and_integer_ids(spark):
