@@ -89,8 +89,9 @@ fn print_summary(s: &neardup_scan::Summary, plan: &Plan, total: Duration) {
         );
     }
     match s.join {
-        Some((vocabulary, tokens)) => eprintln!(
-            "  containment join: {vocabulary} shingles held by two or more documents, {tokens} in all (exact: every pair at or over the threshold)"
+        Some(j) => eprintln!(
+            "  containment join: {} shingles held by two or more documents, {} in all, in {} distinct lists of documents (exact: every pair at or over the threshold)",
+            j.vocabulary, j.occurrences, j.lists
         ),
         None => print_lsh(s, plan),
     }

@@ -17,10 +17,20 @@ use crate::watch::Watch;
 pub struct Contained {
     /// Every pair of representatives at or over the threshold.
     pub found: Vec<Found>,
+    /// The join's figures, for the summary.
+    pub figures: Figures,
+}
+
+/// What the join indexed.
+#[derive(Debug, Clone, Copy)]
+pub struct Figures {
     /// Distinct shingles held by two or more documents.
     pub vocabulary: u64,
-    /// Their occurrences: what the inverted lists hold.
-    pub tokens: u64,
+    /// Their occurrences.
+    pub occurrences: u64,
+    /// The distinct lists of documents that hold them: the inverted
+    /// lists the join reads.
+    pub lists: u64,
 }
 
 /// Every pair of representatives of the exact stage (`exact`) in which
@@ -43,8 +53,9 @@ pub fn pairs(
         .copied()
         .filter(|&d| fps[d as usize].shingles > 0)
         .collect();
-    // Each key range read and sorted on its own, its holders spilled.
-    let ranges: Vec<(Vec<u32>, Spilled)> = keys
+    // Each key range read and sorted on its own, its holders spilled and
+    // kept as a hash a key, by which the join makes its tokens.
+    let ranges: Vec<(Vec<u32>, Vec<u64>, Spilled)> = keys
         .into_par_iter()
         .enumerate()
         .with_max_len(1)
@@ -52,13 +63,18 @@ pub fn pairs(
             let repeated = keys.part()?.repeated(&docs);
             Ok((
                 repeated.counts().to_vec(),
+                repeated.lists().to_vec(),
                 spill_holders(temp, r, &repeated)?,
             ))
         })
         .collect::<Result<_>>()?;
     let sizes: Vec<u64> = docs.iter().map(|&d| fps[d as usize].shingles).collect();
-    let counts = ranges.iter().map(|(counts, _)| &counts[..]);
-    let mut placing = Join::build(&docs, &sizes, counts, corpus.refs, threshold)?;
+    let lists = ranges
+        .iter()
+        .map(|(counts, lists, _)| (&counts[..], &lists[..]));
+    let mut placing = Join::build(&docs, &sizes, lists, corpus.refs, threshold)?;
+    // The hashes freed before the holders are read back.
+    let ranges: Vec<(Vec<u32>, Spilled)> = ranges.into_iter().map(|(c, _, h)| (c, h)).collect();
     for (counts, holders) in ranges {
         placing.place(&Repeated::new(counts, holders.holders()?));
     }
@@ -90,7 +106,10 @@ pub fn pairs(
     bar.finish();
     Ok(Contained {
         found,
-        vocabulary: join.vocabulary() as u64,
-        tokens: join.occurrences() as u64,
+        figures: Figures {
+            vocabulary: join.vocabulary(),
+            occurrences: join.occurrences(),
+            lists: join.tokens() as u64,
+        },
     })
 }

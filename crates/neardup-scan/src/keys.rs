@@ -30,12 +30,16 @@ const RANGES: u32 = 64;
 /// Each document's keys, a temp file a key range.
 pub(crate) struct KeyFiles {
     files: Vec<Checked>,
-    /// One document's keys of each range, as bytes, after 4 for the
-    /// count.
-    bufs: Vec<Vec<u8>>,
+    /// Each range's documents not yet written, as the file holds them:
+    /// written (and hashed) a [`KeyFiles::CHUNK`] at a time, since a
+    /// document has only a few keys in each range and the corpus is read
+    /// on one thread.
+    pending: Vec<Vec<u8>>,
 }
 
 impl KeyFiles {
+    const CHUNK: usize = 64 << 10;
+
     /// No documents yet: one empty file a key range in `dir`.
     pub fn new(dir: &SpillDir) -> Result<KeyFiles> {
         let files = (0..RANGES as usize)
@@ -43,31 +47,42 @@ impl KeyFiles {
             .collect::<Result<_>>()?;
         Ok(KeyFiles {
             files,
-            bufs: vec![Vec::new(); RANGES as usize],
+            pending: vec![Vec::with_capacity(2 * KeyFiles::CHUNK); RANGES as usize],
         })
     }
 
     /// Adds the next document's distinct keys, in any order.
     pub fn push(&mut self, keys: &[u64]) -> Result<()> {
-        for buf in &mut self.bufs {
-            buf.clear();
-            buf.extend([0; 4]);
-        }
+        let starts: [usize; RANGES as usize] = std::array::from_fn(|r| {
+            let p = &mut self.pending[r];
+            p.extend([0; 4]);
+            p.len()
+        });
         for &k in keys {
-            self.bufs[range_of(k, RANGES)].extend(k.to_le_bytes());
+            self.pending[range_of(k, RANGES)].extend(k.to_le_bytes());
         }
-        for (file, buf) in self.files.iter_mut().zip(&mut self.bufs) {
+        for ((file, p), start) in self.files.iter_mut().zip(&mut self.pending).zip(starts) {
             // No text has 2^32 shingles in a 64th of the key space.
-            let count = ((buf.len() - 4) / 8) as u32;
-            buf[..4].copy_from_slice(&count.to_le_bytes());
-            file.write(buf)?;
+            let count = ((p.len() - start) / 8) as u32;
+            p[start - 4..start].copy_from_slice(&count.to_le_bytes());
+            if p.len() >= KeyFiles::CHUNK {
+                file.write(p)?;
+                p.clear();
+            }
         }
         Ok(())
     }
 
     /// The key ranges written, in order, each to be read back once.
     pub fn finish(self) -> Result<Vec<Spilled>> {
-        self.files.into_iter().map(Checked::finish).collect()
+        self.files
+            .into_iter()
+            .zip(self.pending)
+            .map(|(mut file, p)| {
+                file.write(&p)?;
+                file.finish()
+            })
+            .collect()
     }
 }
 

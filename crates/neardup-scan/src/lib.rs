@@ -40,6 +40,7 @@ pub mod sink;
 mod spill;
 pub mod watch;
 
+pub use contained::Figures;
 pub use corpus::Corpus;
 pub use error::{Error, Result};
 pub use options::{Options, Outputs, Reading};

@@ -31,6 +31,7 @@ use neardup::Backend;
 use neardup::Banding;
 use neardup_corpus::text::{at_most_one_stdin, display_name, is_pipe, is_stdin};
 
+use crate::contained::Figures;
 use crate::corpus::Corpus;
 use crate::error::{bail, Result};
 use crate::keys::KeyFiles;
@@ -67,9 +68,9 @@ pub struct Summary {
     pub pairs: (usize, usize),
     /// Clusters, and documents dropped.
     pub clusters: (usize, usize),
-    /// With `--containment`, the join's repeated shingles and their
-    /// occurrences (in place of band records and candidates).
-    pub join: Option<(u64, u64)>,
+    /// With `--containment`, what the join indexed (in place of band
+    /// records and candidates).
+    pub join: Option<Figures>,
     /// Each stage's name and time, in order.
     pub times: Vec<(&'static str, Duration)>,
 }
@@ -158,7 +159,7 @@ pub fn scan(
         let keys = keys.unwrap_or_default();
         let found = contained::pairs(&corpus, keys, &temp, &exact, t, watch)?;
         time("join");
-        join = Some((found.vocabulary, found.tokens));
+        join = Some(found.figures);
         scan::contained::outcome(&corpus.fps, corpus.refs, &exact, found.found)?
     } else {
         let reps = &exact.representatives;

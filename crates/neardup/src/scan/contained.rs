@@ -15,13 +15,21 @@
 //!    only can never be shared, so only keys held by two or more are
 //!    kept; sorting one range's keys with their documents gives each
 //!    repeated key its documents, its inverted list, at once;
-//! 3. **the index** ([`Join::build`]): the repeated keys become tokens,
-//!    numbered rarest first, and their documents inverted lists;
+//! 3. **the index** ([`Join::build`]): repeated keys held by exactly the
+//!    same documents become one *token*, weighted by how many keys it
+//!    stands for, and tokens are numbered rarest first, each with its
+//!    documents, its inverted list. Every shingle of a sentence that 40
+//!    documents hold, or every shingle two near-duplicates alone share, is
+//!    then one list read once instead of one list a shingle: on corpora
+//!    built of shared passages (boilerplate, quotes, copies) a tenth of
+//!    the lists. Counts stay exact: a document holds all of a token's
+//!    keys or none;
 //! 4. **probe** ([`Join::probe`]): documents are ranked by size. A document
 //!    `x` can only be the smaller side of a pair with a larger `y`, and
 //!    needs `⌈T·|Sx|⌉` shared shingles; if it shares that many, `y` holds
-//!    one of `x`'s rarest `r - need + 1` tokens (its *prefix*, `r` its
-//!    tokens), so only the inverted lists of the prefix are read, and
+//!    one of the rarest of `x`'s tokens that weigh `r - need + 1` (its
+//!    *prefix*, `r` the weight of all its tokens), so only the inverted
+//!    lists of the prefix are read, and
 //!    frequent tokens (boilerplate) come last, where they are rarely read.
 //!    Each candidate's count is then completed over the rest of `x`'s
 //!    tokens, rarest first, dropping every few tokens the candidates that
@@ -32,16 +40,21 @@
 //!
 //! Memory: the keys (8 bytes a distinct shingle), each range freed as
 //! soon as it is sorted (16 bytes a key of the one range; an engine may
-//! keep the ranges on disk until then), then 4 bytes a repeated shingle
-//! for the inverted lists, the one structure kept per shingle: each
-//! document's own tokens are rebuilt from them a [`Batch`] of documents
-//! at a time, and whether a candidate holds a token is a search of the
-//! token's list. A probe's counters are one `u32` a document, whatever the
-//! length of a list.
+//! keep the ranges on disk until then); then 12 bytes a repeated key (its
+//! list's length and hash) until the tokens are numbered; then 4
+//! bytes a document of each token's list, the one structure kept per
+//! token: each document's own tokens are rebuilt from them a [`Batch`]
+//! of documents at a time, and whether a candidate holds a token is a
+//! search of the token's list. A probe's counters are one `u32` a
+//! document, whatever the length of a list.
 //!
 //! The keys are 64 bits of SHA-256: two different shingles with one key
 //! would count as shared, with a probability below `|SA|·|SB| / 2^64`
-//! for a pair (`2^-24` for two texts of a million shingles each).
+//! for a pair (`2^-24` for two texts of a million shingles each). Keys
+//! are grouped into tokens by their lists' length and 64-bit hash: two
+//! different lists of one length and hash would be one token, with a
+//! probability below `L² / 2^65` for `L` lists, smaller than that of two
+//! shingles with one key among the `D > L` distinct shingles (`D² / 2^65`).
 //!
 //! Each stage is a plain function over documents or key ranges, so an
 //! engine runs them in parallel; [`run`] is the sequential driver.
@@ -49,6 +62,8 @@
 use super::{Exact, Outcome, Pair};
 use crate::containment::needed;
 use crate::{Error, Fingerprint, Threshold};
+use foldhash::fast::FixedState;
+use std::collections::HashMap;
 
 /// The key ranges [`Keys`] holds apart: the keys' top 4 bits.
 pub const PARTS: u32 = 16;
@@ -117,17 +132,25 @@ pub fn range_of(key: u64, parts: u32) -> usize {
 pub struct Repeated {
     /// How many documents hold each key.
     counts: Vec<u32>,
-    /// Each key's documents (positions in the `docs` given), one key
-    /// after the other.
+    /// Each key's documents (positions in the `docs` given, ascending),
+    /// one key after the other.
     holders: Vec<u32>,
+    /// The hash of each key's documents ([`list_hash`]), which
+    /// [`Join::build`] groups keys by.
+    lists: Vec<u64>,
 }
 
 impl Repeated {
     /// A key range's repeated keys: how many documents hold each, and
     /// their holders, one key after the other (as [`Part::repeated`]
-    /// gives them, kept elsewhere and read back).
+    /// gives them, kept elsewhere and read back for [`Placing::place`],
+    /// which needs no hashes).
     pub fn new(counts: Vec<u32>, holders: Vec<u32>) -> Repeated {
-        Repeated { counts, holders }
+        Repeated {
+            counts,
+            holders,
+            lists: Vec::new(),
+        }
     }
 
     /// How many documents hold each key.
@@ -139,6 +162,19 @@ impl Repeated {
     pub fn holders(&self) -> &[u32] {
         &self.holders
     }
+
+    /// The hash of each key's holders, for [`Join::build`] (empty when
+    /// made by [`Repeated::new`]).
+    pub fn lists(&self) -> &[u64] {
+        &self.lists
+    }
+}
+
+/// A 64-bit hash of a list of documents (fixed-seed foldhash): keys
+/// with equal lists (and lengths) become one token.
+fn list_hash(list: &[u32]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x243F_6A88_85A3_08D3).hash_one(list)
 }
 
 impl Part {
@@ -166,14 +202,15 @@ impl Part {
             at += n;
         }
         drop(self);
-        // By key alone: [`Placing::place`] sorts each key's holders as
-        // members anyway.
-        pairs.sort_unstable_by_key(|&(k, _)| k);
+        // By key, then document: each key's holders ascending, as hashed.
+        pairs.sort_unstable();
         let mut out = Repeated::default();
         for same in pairs.chunk_by(|x, y| x.0 == y.0) {
             if same.len() > 1 {
-                out.counts.push(same.len() as u32);
+                let from = out.holders.len();
                 out.holders.extend(same.iter().map(|&(_, i)| i));
+                out.counts.push(same.len() as u32);
+                out.lists.push(list_hash(&out.holders[from..]));
             }
         }
         out
@@ -193,11 +230,12 @@ pub struct Found {
 
 /// The inverted index of the join and what a probe needs: documents are
 /// *members* `0..`, numbered by rank, smallest set first, and repeated
-/// keys are *tokens* `0..`, numbered rarest first.
+/// keys held by the same members are one *token*, tokens `0..` numbered
+/// rarest first.
 ///
-/// It holds the inverted lists only, 4 bytes a repeated shingle: a
-/// probe's own tokens come from a [`Batch`], and whether a candidate holds
-/// a token is a search of the token's list.
+/// It holds the inverted lists only, 4 bytes a member of a token's list,
+/// and each token's weight: a probe's own tokens come from a [`Batch`],
+/// and whether a candidate holds a token is a search of the token's list.
 #[derive(Debug, Clone)]
 pub struct Join {
     /// The document of each member.
@@ -206,6 +244,8 @@ pub struct Join {
     sizes: Vec<u64>,
     /// Every token's members, ascending, token after token.
     holders: Vec<u32>,
+    /// How many keys each token stands for.
+    weights: Vec<u32>,
     /// How many tokens each member holds.
     held_by: Vec<u32>,
     /// The tokens held by one number of members each, in token order:
@@ -235,19 +275,19 @@ pub struct Scratch {
 
 impl Join {
     /// The join of `docs` (document numbers, ascending, any subset), each
-    /// with its distinct shingle count `sizes[i]`, laid out from the
-    /// counts of every key range's [`Part::repeated`] of `docs` (given in
-    /// range order): each range's holders are then placed with
-    /// [`Placing::place`], in the same order, so that a caller may keep
-    /// them elsewhere meanwhile. Documents `0..refs` are references: two
-    /// of them never make a pair.
+    /// with its distinct shingle count `sizes[i]`, laid out from every key
+    /// range's [`Part::repeated`] of `docs` (its [`Repeated::counts`] and
+    /// [`Repeated::lists`], given in range order): each range's holders
+    /// are then placed with [`Placing::place`], in the same order, so that
+    /// a caller may keep them elsewhere meanwhile. Documents `0..refs` are
+    /// references: two of them never make a pair.
     ///
     /// # Errors
     /// More than `u32::MAX` repeated keys.
     pub fn build<'c>(
         docs: &[u32],
         sizes: &[u64],
-        counts: impl IntoIterator<Item = &'c [u32]>,
+        ranges: impl IntoIterator<Item = (&'c [u32], &'c [u64])>,
         refs: u32,
         threshold: Threshold,
     ) -> Result<Placing, Error> {
@@ -257,46 +297,71 @@ impl Join {
         for (m, &i) in order.iter().enumerate() {
             member[i as usize] = m as u32;
         }
-        // Tokens are numbered by (holders, key): a counting sort, the
-        // keys coming in key order. `tokens[n]` counts the keys held n
-        // times.
-        let mut tokens: Vec<usize> = Vec::new();
-        for &n in counts.into_iter().flatten() {
-            let n = n as usize;
-            if tokens.len() <= n {
-                tokens.resize(n + 1, 0);
+        // Each distinct list (its length and hash) numbered as first met,
+        // then renumbered rarest first, by length (a counting sort).
+        let mut first: HashMap<(u32, u64), u32, FixedState> = HashMap::default();
+        let (mut token_of, mut held) = (Vec::new(), Vec::new());
+        for (counts, lists) in ranges {
+            debug_assert_eq!(counts.len(), lists.len());
+            for (&n, &h) in counts.iter().zip(lists) {
+                let next = held.len() as u32;
+                let t = *first.entry((n, h)).or_insert(next);
+                if t == next {
+                    held.push(n);
+                }
+                token_of.push(t);
             }
-            tokens[n] += 1;
         }
-        let keys: usize = tokens.iter().sum();
-        if u32::try_from(keys).is_err() {
-            return Err(Error::TooManyDocuments(keys as u64));
+        drop(first);
+        if u32::try_from(token_of.len()).is_err() {
+            return Err(Error::TooManyDocuments(token_of.len() as u64));
         }
-        let (mut groups, mut at, mut first) = (Vec::new(), 0, 0);
-        // Where the next key held n times writes its list.
-        let mut write = vec![0usize; tokens.len()];
-        for (n, &many) in tokens.iter().enumerate().filter(|(_, &m)| m > 0) {
+        let mut by_held: Vec<u32> = Vec::new();
+        for &n in &held {
+            if by_held.len() <= n as usize {
+                by_held.resize(n as usize + 1, 0);
+            }
+            by_held[n as usize] += 1;
+        }
+        // Where the tokens held n times start, and their groups.
+        let (mut groups, mut at, mut next) = (Vec::new(), 0, 0u32);
+        for (n, many) in by_held.iter_mut().enumerate().filter(|(_, m)| **m > 0) {
             groups.push(Group {
-                first: first as u32,
+                first: next,
                 held: n as u32,
                 start: at,
             });
-            write[n] = at;
-            first += many;
-            at += many * n;
+            at += *many as usize * n;
+            (next, *many) = (next + *many, next);
+        }
+        let renumber: Vec<u32> = held
+            .iter()
+            .map(|&n| {
+                let t = &mut by_held[n as usize];
+                *t += 1;
+                *t - 1
+            })
+            .collect();
+        let mut weights = vec![0u32; held.len()];
+        for t in &mut token_of {
+            *t = renumber[*t as usize];
+            weights[*t as usize] += 1;
         }
         Ok(Placing {
+            placed: vec![false; weights.len()],
             join: Join {
                 docs: order.iter().map(|&i| docs[i as usize]).collect(),
                 sizes: order.iter().map(|&i| sizes[i as usize]).collect(),
                 holders: vec![0u32; at],
+                weights,
                 held_by: vec![0; docs.len()],
                 groups,
                 refs,
                 threshold,
             },
             member,
-            write,
+            token_of,
+            next: 0,
         })
     }
 
@@ -317,23 +382,39 @@ impl Join {
         self.docs.len() as u32
     }
 
-    /// How many tokens: distinct shingles held by two or more documents.
-    pub fn vocabulary(&self) -> usize {
-        self.groups.last().map_or(0, |g| {
-            g.first as usize + (self.holders.len() - g.start) / g.held as usize
-        })
+    /// How many tokens: distinct lists of members among the repeated keys.
+    pub fn tokens(&self) -> usize {
+        self.weights.len()
     }
 
-    /// How many times the members hold a token: what the inverted lists
-    /// hold.
-    pub fn occurrences(&self) -> usize {
-        self.holders.len()
+    /// How many distinct shingles are held by two or more documents.
+    pub fn vocabulary(&self) -> u64 {
+        self.weights.iter().map(|&w| u64::from(w)).sum()
+    }
+
+    /// How many times the members hold a repeated shingle.
+    pub fn occurrences(&self) -> u64 {
+        self.groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let end = self
+                    .groups
+                    .get(i + 1)
+                    .map_or(self.weights.len(), |n| n.first as usize);
+                let weight: u64 = self.weights[g.first as usize..end]
+                    .iter()
+                    .map(|&w| u64::from(w))
+                    .sum();
+                weight * u64::from(g.held)
+            })
+            .sum()
     }
 
     /// The members, in `parts` batches, for [`Batches::next`].
     pub fn batches(&self, parts: u32) -> Batches {
         Batches {
-            cursor: vec![0; self.vocabulary()],
+            cursor: vec![0; self.tokens()],
             next: 0,
             size: self.members().div_ceil(parts.max(1)).max(1),
         }
@@ -345,11 +426,19 @@ impl Join {
     pub fn probe(&self, x: u32, mine: &[u32], scratch: &mut Scratch, out: &mut Vec<Found>) {
         let size = self.sizes[x as usize];
         let need = needed(size, self.threshold);
-        let r = mine.len() as u64;
+        let weight = |t: u32| u64::from(self.weights[t as usize]);
+        let r: u64 = mine.iter().map(|&t| weight(t)).sum();
         if size == 0 || r < need {
             return;
         }
-        let (head, tail) = mine.split_at((r - need + 1) as usize);
+        // The prefix: the fewest rarest tokens that weigh `r - need + 1`,
+        // so that the rest weigh less than `need`.
+        let (mut head, mut left) = (0, r);
+        while left >= need {
+            left -= weight(mine[head]);
+            head += 1;
+        }
+        let (head, tail) = mine.split_at(head);
         if scratch.count.len() < self.docs.len() {
             scratch.count.resize(self.docs.len(), 0);
         }
@@ -357,7 +446,7 @@ impl Join {
         let after_x = |list: &'_ [u32]| -> usize { list.partition_point(|&m| m <= x) };
         let mut group = 0;
         for &t in head {
-            let list = self.postings(t, &mut group);
+            let (list, w) = (self.postings(t, &mut group), self.weights[t as usize]);
             for &y in &list[after_x(list)..] {
                 if x_ref && self.docs[y as usize] < self.refs {
                     continue;
@@ -366,7 +455,7 @@ impl Join {
                 if *c == 0 {
                     scratch.touched.push(y);
                 }
-                *c += 1;
+                *c += w;
             }
         }
         // Each candidate's count is completed over the tail, token by
@@ -379,7 +468,6 @@ impl Join {
         let alive = &mut scratch.touched;
         for (i, &t) in tail.iter().enumerate() {
             if i % PRUNE == 0 {
-                let left = (tail.len() - i) as u64;
                 alive.retain(|&y| {
                     let reach = u64::from(count[y as usize]) + left >= need;
                     if !reach {
@@ -391,18 +479,23 @@ impl Join {
                     break;
                 }
             }
-            let list = self.postings(t, &mut group);
+            let (list, w) = (self.postings(t, &mut group), self.weights[t as usize]);
+            left -= u64::from(w);
             let list = &list[after_x(list)..];
             if list.len() <= alive.len() * LOOKUP {
                 for &y in list {
                     // Only candidates: a pair that reaches `need` shares a
                     // prefix token, and a dropped one's count is 0.
                     let c = &mut count[y as usize];
-                    *c += u32::from(*c > 0);
+                    if *c > 0 {
+                        *c += w;
+                    }
                 }
             } else {
                 for &y in alive.iter() {
-                    count[y as usize] += u32::from(list.binary_search(&y).is_ok());
+                    if list.binary_search(&y).is_ok() {
+                        count[y as usize] += w;
+                    }
                 }
             }
         }
@@ -427,27 +520,38 @@ pub struct Placing {
     join: Join,
     /// The member of each position in `docs`.
     member: Vec<u32>,
-    /// Where the next key held `n` times writes its list.
-    write: Vec<usize>,
+    /// The token of each repeated key, in range order.
+    token_of: Vec<u32>,
+    /// The next key [`Placing::place`] meets.
+    next: usize,
+    /// Whether each token's list has been placed.
+    placed: Vec<bool>,
 }
 
 impl Placing {
     /// Places the next key range's [`Repeated`] (its counts as given to
-    /// [`Join::build`]): each key's holders, as members, ascending, at its
-    /// token's place.
+    /// [`Join::build`]): the holders of each token's first key, as
+    /// members, ascending, at the token's place.
     pub fn place(&mut self, range: &Repeated) {
         let mut from = 0;
         for &n in &range.counts {
             let n = n as usize;
-            let at = &mut self.write[n];
-            let list = &mut self.join.holders[*at..*at + n];
-            for (h, &i) in list.iter_mut().zip(&range.holders[from..from + n]) {
+            let t = self.token_of[self.next] as usize;
+            self.next += 1;
+            from += n;
+            if std::mem::replace(&mut self.placed[t], true) {
+                continue;
+            }
+            let join = &mut self.join;
+            let g = join.groups[join.groups.partition_point(|g| g.first as usize <= t) - 1];
+            debug_assert_eq!(g.held as usize, n);
+            let at = g.start + (t - g.first as usize) * n;
+            let list = &mut join.holders[at..at + n];
+            for (h, &i) in list.iter_mut().zip(&range.holders[from - n..from]) {
                 *h = self.member[i as usize];
-                self.join.held_by[*h as usize] += 1;
+                join.held_by[*h as usize] += 1;
             }
             list.sort_unstable();
-            *at += n;
-            from += n;
         }
     }
 
@@ -634,8 +738,8 @@ pub fn run(
         .map(|p| p.repeated(docs))
         .collect();
     let sizes: Vec<u64> = docs.iter().map(|&d| sizes[d as usize]).collect();
-    let counts = parts.iter().map(|p| p.counts());
-    let mut placing = Join::build(docs, &sizes, counts, refs, threshold)?;
+    let ranges = parts.iter().map(|p| (p.counts(), p.lists()));
+    let mut placing = Join::build(docs, &sizes, ranges, refs, threshold)?;
     parts.iter().for_each(|p| placing.place(p));
     let join = placing.finish();
     let (mut scratch, mut found) = (Scratch::default(), Vec::new());
@@ -798,6 +902,34 @@ mod tests {
             }
             prop_assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn keys_with_equal_lists_are_one_token() {
+        // Keys 0 and 2 held by documents {0, 1}, key 1 by {0, 1, 2}: two
+        // tokens, the rarer first, of weights 2 and 1.
+        let range = Repeated {
+            counts: vec![2, 3, 2],
+            holders: vec![0, 1, 0, 1, 2, 0, 1],
+            lists: vec![
+                list_hash(&[0, 1]),
+                list_hash(&[0, 1, 2]),
+                list_hash(&[0, 1]),
+            ],
+        };
+        let t: Threshold = "0.5".parse().unwrap();
+        let ranges = [(range.counts(), range.lists())];
+        let mut placing = Join::build(&[0, 1, 2], &[4, 4, 4], ranges, 0, t).unwrap();
+        placing.place(&range);
+        let join = placing.finish();
+        assert_eq!(
+            (join.tokens(), join.vocabulary(), join.occurrences()),
+            (2, 3, 7)
+        );
+        assert_eq!(
+            (&join.weights[..], &join.holders[..]),
+            (&[2, 1][..], &[0, 1, 0, 1, 2][..])
+        );
     }
 
     #[test]
