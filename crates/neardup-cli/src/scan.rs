@@ -90,7 +90,7 @@ fn print_summary(s: &neardup_scan::Summary, plan: &Plan, total: Duration) {
     }
     match s.join {
         Some(j) => eprintln!(
-            "  containment join: {} shingles held by two or more documents, {} in all, in {} distinct lists of documents (exact: every pair at or over the threshold)",
+            "  containment join: {} shingles held by two or more documents, {} in all; distinct lists of documents: {} (exact: every pair at or over the threshold)",
             j.vocabulary, j.occurrences, j.lists
         ),
         None => print_lsh(s, plan),
