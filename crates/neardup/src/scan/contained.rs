@@ -246,6 +246,8 @@ pub struct Join {
     holders: Vec<u32>,
     /// How many keys each token stands for.
     weights: Vec<u32>,
+    /// How many times the members hold a repeated key.
+    occurrences: u64,
     /// How many tokens each member holds.
     held_by: Vec<u32>,
     /// The tokens held by one number of members each, in token order:
@@ -300,10 +302,11 @@ impl Join {
         // Each distinct list (its length and hash) numbered as first met,
         // then renumbered rarest first, by length (a counting sort).
         let mut first: HashMap<(u32, u64), u32, FixedState> = HashMap::default();
-        let (mut token_of, mut held) = (Vec::new(), Vec::new());
+        let (mut token_of, mut held, mut occurrences) = (Vec::new(), Vec::new(), 0);
         for (counts, lists) in ranges {
             debug_assert_eq!(counts.len(), lists.len());
             for (&n, &h) in counts.iter().zip(lists) {
+                occurrences += u64::from(n);
                 let next = held.len() as u32;
                 let t = *first.entry((n, h)).or_insert(next);
                 if t == next {
@@ -354,6 +357,7 @@ impl Join {
                 sizes: order.iter().map(|&i| sizes[i as usize]).collect(),
                 holders: vec![0u32; at],
                 weights,
+                occurrences,
                 held_by: vec![0; docs.len()],
                 groups,
                 refs,
@@ -394,21 +398,7 @@ impl Join {
 
     /// How many times the members hold a repeated shingle.
     pub fn occurrences(&self) -> u64 {
-        self.groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let end = self
-                    .groups
-                    .get(i + 1)
-                    .map_or(self.weights.len(), |n| n.first as usize);
-                let weight: u64 = self.weights[g.first as usize..end]
-                    .iter()
-                    .map(|&w| u64::from(w))
-                    .sum();
-                weight * u64::from(g.held)
-            })
-            .sum()
+        self.occurrences
     }
 
     /// The members, in `parts` batches, for [`Batches::next`].
