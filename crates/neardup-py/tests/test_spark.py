@@ -1,10 +1,12 @@
 """neardup.spark against the `neardup scan` command line: the same files,
 byte for byte, on a corpus with planted near-duplicates, exact duplicates,
-short documents and a reference set (`--against`), at two thresholds and
-three partitionings (shuffle partitions, input splits and bucket blocks all
-varied), on one shared `local[2]` session; and once through `python -m
-neardup.spark` on `local-cluster[2,1,1024]`: two executor JVMs, whose Python
-workers import the wheel installed in this venv."""
+short documents and a reference set (`--against`), on three partitionings
+(shuffle partitions, input splits and bucket blocks all varied, at one of
+two thresholds each), on one shared `local[2]` session; and `python -m
+neardup.spark --against-index` on `local-cluster[2,1,1024]`: two executor
+JVMs, whose Python workers import the wheel installed in this venv (the
+command's plain run there is test_spark_executor_loss's, which also loses
+an executor)."""
 import gzip
 import json
 import os
@@ -21,7 +23,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 import neardup  # noqa: E402
 from neardup import spark as ns  # noqa: E402
-from conftest import SCRIPT  # noqa: E402
+from conftest import JVM_ARGS, SCRIPT  # noqa: E402
 from test_cli import chinese, corpus, run_cli_scan, write_jsonl  # noqa: E402
 
 OUTPUTS = ("pairs", "clusters", "keep", "drop")
@@ -88,15 +90,18 @@ def spark_files(out, tmp):
 
 # Partitionings: shuffle partitions, input split size (bytes), bucket block
 # size (2 cuts nearly every bucket into blocks), Arrow batch size (rows; 7
-# puts group and bucket boundaries across batches).
-PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE, 10000), (3, 9000, 2, 10000), (7, 4000, 5, 7)]
+# puts group and bucket boundaries across batches), each with a threshold:
+# 0.5, with its more bands and more pairs, where blocks and batches cut the
+# most buckets. (Every partitioning at both thresholds was six Spark jobs
+# of a minute each in CI, for no path these three leave out.)
+PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE, 10000, "0.75"), (3, 9000, 2, 10000, "0.5"),
+                 (7, 4000, 5, 7, "0.5")]
 
 
-@pytest.mark.parametrize("threshold", ["0.75", "0.5"])
-@pytest.mark.parametrize("partitions, split, block, batch", PARTITIONINGS,
-                         ids=["p%d-split%d-block%d-batch%d" % p for p in PARTITIONINGS])
-def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, threshold, partitions,
-                                       split, block, batch):
+@pytest.mark.parametrize("partitions, split, block, batch, threshold", PARTITIONINGS,
+                         ids=["p%d-split%d-block%d-batch%d-%s" % p for p in PARTITIONINGS])
+def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, partitions, split, block,
+                                       batch, threshold):
     want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": threshold},
                         against=files["ref"])
     assert want["pairs"].count("\n") > 50 and want["drop"].count("\n") > 20
@@ -438,30 +443,6 @@ def test_without_lossy_a_bad_line_is_the_clis_error(cli, spark, lossy, monkeypat
     assert want in str(e.value)
 
 
-@pytest.mark.cluster
-def test_command_on_two_executor_jvms(cli, files, mixed, tmp_path):
-    """`python -m neardup.spark` on local-cluster[2,1,1024]: a master, two
-    workers and two executor JVMs, each running Python workers from this
-    venv (PYSPARK_PYTHON), so the wheel reaches them as installed, and
-    reading the files of every format from their own working directories."""
-    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"], mixed],
-                        {"threshold": "0.75"}, against=files["ref"])
-    out = {x: tmp_path / ("cluster-" + x) for x in OUTPUTS}
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
-    p = subprocess.run(
-        [sys.executable, "-m", "neardup.spark", str(files["new"]), str(files["more"]),
-         str(mixed), "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
-         "--partitions", "3", "--conf", "spark.sql.files.maxPartitionBytes=20000",
-         "--conf", "spark.sql.shuffle.partitions=2",
-         "--pairs", out["pairs"], "--clusters", out["clusters"],
-         "--keep-list", out["keep"], "--drop-list", out["drop"]],
-        capture_output=True, text=True, env=env, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    assert "verified pairs" in p.stderr
-    for x in OUTPUTS:
-        assert out[x].read_text(encoding="utf-8") == want[x], x
-
-
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     """An index of two adds (string ids, threshold 0.6), and new documents
@@ -556,7 +537,7 @@ def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):
         [sys.executable, "-m", "neardup.spark", str(new), "--against-index", str(index["path"]),
          "--master", "local-cluster[2,1,1024]", "--partitions", "3",
          "--conf", "spark.sql.files.maxPartitionBytes=4000",
-         "--conf", "spark.sql.shuffle.partitions=2", *map(str, flags)],
+         "--conf", "spark.sql.shuffle.partitions=2", *JVM_ARGS, *map(str, flags)],
         capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     for x in OUTPUTS:

@@ -1,7 +1,12 @@
-"""Issue 30: `python -m neardup.spark` on `local-cluster[2,1,1024]` loses
-an executor JVM (SIGKILL, as a preemption or the OOM killer does) once the
+"""Issue 30: `python -m neardup.spark` on `local-cluster[2,1,1024]` (a
+master, two workers and two executor JVMs, each running Python workers
+from this venv, so that the wheel reaches them as installed, and reading
+files of every format from their own working directories) loses an
+executor JVM (SIGKILL, as a preemption or the OOM killer does) once the
 job's Python tasks have started, and still writes, through Spark's own
 task and stage retries, the files `neardup scan` writes, byte for byte.
+This is also the suite's run of the command on separate executor JVMs:
+one job, which CI pays for once.
 
 What makes that hold is in RELIABILITY.md: every stage is a deterministic
 function of its input and no task has a side effect; the output files
@@ -23,8 +28,9 @@ pytest.importorskip(
     "pyspark", reason="pyspark is not installed: pip install './crates/neardup-py[spark]'")
 pytest.importorskip("pyarrow")
 
+from conftest import JVM_ARGS  # noqa: E402
 from test_cli import run_cli_scan  # noqa: E402
-from test_spark import OUTPUTS, files  # noqa: E402,F401  (files: the shared corpus fixture)
+from test_spark import OUTPUTS, files, mixed  # noqa: E402,F401  (the shared corpora)
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc (Linux)")
 
@@ -78,18 +84,19 @@ def executors(driver):
 
 @pytest.mark.cluster
 @pytest.mark.parametrize("delay", DELAYS, ids=["kill-%gs" % d for d in DELAYS])
-def test_a_lost_executor_changes_no_output_byte(cli, files, tmp_path, delay, capsys):  # noqa: F811
-    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"]], {"threshold": "0.75"},
-                        against=files["ref"])
+def test_a_lost_executor_changes_no_output_byte(cli, files, mixed, tmp_path, delay,  # noqa: F811
+                                                capsys):
+    want = run_cli_scan(cli, tmp_path, [files["new"], files["more"], mixed],
+                        {"threshold": "0.75"}, against=files["ref"])
     out = {x: tmp_path / ("lost-" + x) for x in OUTPUTS}
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
     log = open(tmp_path / "stderr.log", "w+")
     start = time.monotonic()
     p = subprocess.Popen(
         [sys.executable, "-m", "neardup.spark", str(files["new"]), str(files["more"]),
-         "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
+         str(mixed), "--against", str(files["ref"]), "--master", "local-cluster[2,1,1024]",
          "--partitions", "3", "--conf", "spark.sql.files.maxPartitionBytes=20000",
-         "--conf", "spark.sql.shuffle.partitions=2",
+         "--conf", "spark.sql.shuffle.partitions=2", *JVM_ARGS,
          "--pairs", out["pairs"], "--clusters", out["clusters"],
          "--keep-list", out["keep"], "--drop-list", out["drop"]],
         stdout=subprocess.DEVNULL, stderr=log, env=env)
@@ -120,5 +127,6 @@ def test_a_lost_executor_changes_no_output_byte(cli, files, tmp_path, delay, cap
         "nothing killed: the job ended before two executors ran, one of them Python tasks for "
         "%g s:\n%s" % (delay, stderr[-3000:]))
     assert p.returncode == 0, stderr[-3000:]
+    assert "verified pairs" in stderr
     for x in OUTPUTS:
         assert out[x].read_text(encoding="utf-8") == want[x], x

@@ -1,27 +1,17 @@
-// Building twice gives byte-identical output (the page and its wasm), and
-// the committed neardup.html is that output.
+// The build's output: its wasm names no local path and imports only the
+// worker's callbacks, and the README's size line is the committed page's.
+// That the build is reproducible is `scripts/build-page --check` (`ci.sh
+// build`, run before these tests): it builds the page on the machine at
+// hand and fails unless it equals, byte for byte, the committed
+// neardup.html, which was built on another machine. (A second build here
+// proved less, on the same machine, for a minute of CI's time.)
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { lzmaDecode } from '../app/lzma.js';
 import { textDecode7 } from '../app/text7.js';
 import { dist, pagePath, root } from './harness.mjs';
-
-test('a second build is byte-identical to dist/ and to the committed neardup.html', () => {
-  const again = mkdtempSync(join(tmpdir(), 'neardup-dist-'));
-  try {
-    execFileSync(join(root, 'crates/neardup-web/build.sh'), { env: { ...process.env, DIST: again }, stdio: ['ignore', 'ignore', 'inherit'] });
-    for (const name of ['neardup.html', 'neardup.wasm']) {
-      assert.ok(readFileSync(join(again, name)).equals(readFileSync(join(dist, name))), `${name} differs between builds (or the sources changed after dist/ was built)`);
-    }
-    assert.ok(readFileSync(join(again, 'neardup.html')).equals(readFileSync(pagePath)), 'neardup.html is not the page these sources build: run scripts/build-page and commit neardup.html');
-  } finally {
-    rmSync(again, { recursive: true, force: true });
-  }
-});
 
 test('the wasm does not depend on where it was built', () => {
   const wasm = readFileSync(join(dist, 'neardup.wasm')).toString('latin1');
