@@ -1,36 +1,29 @@
-//! What the document targets share: each reads any bytes as its format,
-//! with small limits, and checks what every reader promises.
+//! The fuzz targets' bodies, one plain function a target, named as its
+//! `[[bin]]` in Cargo.toml. Each panics when what it checks does not hold
+//! (its doc says what that is, and how it reads its input).
+//!
+//! Two harnesses run them: libFuzzer, through the three-line
+//! `fuzz_targets/NAME.rs` (`cargo +nightly fuzz run NAME`, `scripts/fuzz`,
+//! for hours), and the main workspace's `cargo test` on stable, which
+//! includes this file by path (crates/neardup-cli/tests/fuzz_replay.rs) and
+//! replays every target's seeds, its regressions and a fixed set of
+//! mutants. So nothing here may use libfuzzer-sys, and the crates used are
+//! the ones that test's crate has too.
 
-use neardup_extract::{extract, Format, Limits, Options};
+mod backends;
+mod explain;
+mod extract;
+mod jsonl;
+mod normalize;
+mod receipt;
+mod record;
 
-/// `neardup_extract::extract` of `data` as `format` must return (text or
-/// one error) on any input: no panic, no overflow, no hang. Text it gives
-/// holds no soft hyphen (EXTRACT.md, common rules), and a refused input's
-/// message is one line. The first byte's low bit picks lossy decoding.
-/// Returns the text, for the target's own checks.
-pub fn extract_any(data: &[u8], format: Format, limits: Limits) -> Option<String> {
-    let opts = Options {
-        format: Some(format),
-        lossy: data.first().is_some_and(|b| b & 1 == 1),
-        limits,
-    };
-    match extract(data, None, &opts) {
-        Ok(got) => {
-            assert!(!got.text.contains('\u{AD}'));
-            Some(got.text)
-        }
-        Err(e) => {
-            assert!(!e.to_string().contains('\n'), "{e}");
-            None
-        }
-    }
-}
-
-/// The zip and markup readers' caps: small, so that a bomb is caught fast.
-pub const SMALL: Limits = Limits {
-    max_size: 4 << 20,
-    max_expanded: 4 << 20,
-    max_entries: 64,
-    max_ratio: 1_100,
-    max_depth: 64,
+pub use backends::backends;
+pub use explain::explain;
+pub use extract::{
+    extract_docx, extract_epub, extract_html, extract_odt, extract_pdf, extract_rtf,
 };
+pub use jsonl::jsonl;
+pub use normalize::normalize;
+pub use receipt::receipt;
+pub use record::record;
