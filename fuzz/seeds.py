@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Writes each fuzz target's seed corpus, corpus/<target>/, from vectors/.
 
+`seeds.py DIR` writes DIR/<target>/ instead: the stable replay test's
+(crates/neardup-cli/tests/fuzz_replay.rs), in a temporary folder.
+
 The seeds are the conformance vectors' own texts, receipts and signatures,
 laid out as each target reads its input (see the target's doc comment), so
 the fuzzer starts from inputs that reach deep into every parser, plus the
