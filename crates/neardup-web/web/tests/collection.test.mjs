@@ -401,7 +401,7 @@ test('500 documents of 20 KB: cancel, then a run that keeps the page responsive'
   });
   // `answered` is two round trips of the harness (Playwright to Chromium)
   // as well as the page's answer, and in CI the suite shares two cores
-  // with fuzzing and Spark (1,050 ms seen once): a page that computed on
+  // with the Python suite and Spark (1,050 ms seen once): a page that computed on
   // its main thread would take the whole run (seconds). The page's own
   // measure is the heartbeat's longest gap, just below.
   assert.ok(answered < Math.max(2500, ms / 4), `the click was answered in ${answered} ms of ${ms} ms`);

@@ -239,8 +239,8 @@ export async function download(p, id) {
  * Asserts that work lasting `ms` ran off the main thread: the heartbeat's
  * longest gap stays under a quarter of that time (or under 500 ms). A page
  * that computed on its main thread would freeze for most of the run. The
- * bound is relative because in CI the suite shares two cores with fuzzing
- * and Spark, which stretches every gap and the run alike.
+ * bound is relative because in CI the suite shares two cores with the
+ * Python suite and Spark, which stretches every gap and the run alike.
  */
 export function assertResponsive(maxGap, ms) {
   assert.ok(maxGap < Math.max(500, ms / 4), `the main thread stayed responsive (longest gap ${maxGap.toFixed(0)} ms in ${ms} ms of work)`);
