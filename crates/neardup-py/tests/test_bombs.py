@@ -2,8 +2,9 @@
 
 ``neardup.extract`` and ``neardup.from_file`` refuse a bomb of each
 container kind with the CLI's one-line error (a ``ValueError`` naming the
-cap), and Spark's ``binaryFile`` path (a remote URI) skips it in a folder
-as ``neardup scan`` does, giving the CLI's output. The bombs are built
+cap). Spark skips each of them in a folder as ``neardup scan`` does, read
+by the crate or through ``binaryFile`` (a remote URI), giving the CLI's
+output: test_spark.py's folder of every kind holds them. The bombs are built
 here, small on disk: a block deflated with a full flush is byte-aligned and
 refers to nothing before it, so one compressed copy, repeated, inflates to
 any number of blocks (bench/run-bombs measures their time and memory)."""
@@ -132,30 +133,3 @@ def test_max_expanded_is_the_clis(cli, tmp_path):
     with pytest.raises(ValueError) as e:
         neardup.extract(data, max_expanded=4 << 20)
     assert want.endswith(str(e.value))
-
-
-def test_spark_binary_files_skip_a_bomb_as_the_cli_does(cli, spark, tmp_path, monkeypatch):
-    """A folder of two documents that are one text and the bombs, read
-    through Spark's binaryFile source (the path a remote URI takes): the
-    CLI's pairs, clusters and lists, the bombs skipped by both."""
-    from neardup import spark as ns
-    from test_cli import run_cli_scan
-    from test_spark import OUTPUTS, spark_files
-    d = tmp_path / "folder"
-    d.mkdir()
-    text = "A letter of four hundred words, more or less, sent twice. " * 40
-    (d / "a.txt").write_text(text, encoding="utf-8")
-    body = ("<w:p><w:r><w:t>%s</w:t></w:r></w:p>" % text).encode()
-    (d / "b.docx").write_bytes(zip_of([("[Content_Types].xml", TYPES),
-                                       ("word/document.xml",
-                                        b'<w:document xmlns:w="w"><w:body>' + body
-                                        + b"</w:body></w:document>")]))
-    for name, data, _ in BOMBS:
-        (d / name).write_bytes(data)
-    want = run_cli_scan(cli, tmp_path, [d], {"threshold": "0.75"})
-    assert '"verdict":"IDENTICAL"' in want["pairs"]
-    monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
-    got = spark_files(ns.scan_files(spark, ["file://" + str(d)], threshold="0.75"), tmp_path)
-    got = {x: v.replace("file://" + str(d), str(d)) for x, v in got.items()}
-    for x in OUTPUTS:
-        assert got[x] == want[x], x

@@ -10,6 +10,7 @@ an executor)."""
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -206,46 +207,23 @@ def test_scan_dataframe_row_order_and_integer_ids(spark):
     assert want.drop[-1] == ids[-1]
 
 
-@pytest.mark.parametrize("remote", [False, True], ids=["local", "binaryFile"])
-def test_a_mixed_directory_equals_neardup_scan(cli, spark, mixed, tmp_path, monkeypatch,
-                                               remote):
-    """JSONL plain, gzip and zstd, Parquet and text files in one directory:
-    Spark reads them through neardup-corpus, in its order, and writes the
-    CLI's bytes. Remote (here Hadoop's local file system under a file://
-    URI), the plain and gzip JSONL go through Spark's text reader and the
-    rest through binaryFile: the zstd JSONL and the Parquet file's bytes
-    are read by the crate, numbered by file and place in it, as `neardup
-    scan` numbers them."""
-    want = run_cli_scan(cli, tmp_path, [mixed], {"threshold": "0.75"})
-    assert want["pairs"].count("\n") > 20
-    # Pairs across formats: a text file's copy of a JSONL document.
-    assert '"%s"' % (mixed / "e-f.txt") in want["pairs"]
-    assert "hidden" not in want["keep"] + want["drop"]
-    path = str(mixed)
-    if remote:
-        monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
-        path = "file://" + path
-    out = ns.scan_files(spark, [path], threshold="0.75")
-    got = spark_files(out, tmp_path)
-    if remote:
-        got = {x: v.replace("file://" + str(mixed), str(mixed)) for x, v in got.items()}
-    for x in OUTPUTS:
-        assert got[x] == want[x], x
-
-
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "neardup-extract", "tests",
                         "fixtures")
 DOCUMENT_ENDINGS = (".docx", ".odt", ".epub", ".html", ".pdf", ".rtf")
 
 
 @pytest.fixture(scope="module")
-def documents(tmp_path_factory):
-    """A folder of documents made by LibreOffice, pandoc and Chromium (the
-    extractor's committed fixtures), a text file holding one document's
-    extracted text (an IDENTICAL pair across formats), and files `neardup
-    scan` skips: invalid UTF-8 and a spreadsheet."""
-    d = tmp_path_factory.mktemp("documents") / "docs"
-    d.mkdir()
+def every_kind(tmp_path_factory, mixed):
+    """One folder of every kind of file `neardup scan` reads or skips in a
+    directory: `mixed`'s corpora and text files; documents made by
+    LibreOffice, pandoc and Chromium (the extractor's committed fixtures),
+    with a text file holding one document's extracted text (an IDENTICAL
+    pair across formats); and files it skips: invalid UTF-8, a
+    spreadsheet, and a decompression bomb of each container kind
+    (test_bombs.py's, each inflating to 1 GiB)."""
+    from test_bombs import BOMBS
+    d = tmp_path_factory.mktemp("every-kind") / "folder"
+    shutil.copytree(mixed, d)
     found = []
     for root, _, names in os.walk(FIXTURES):
         for name in sorted(names):
@@ -262,21 +240,36 @@ def documents(tmp_path_factory):
                  if n.endswith(".xlsx")), None)
     if xlsx:
         (d / "sheet.xlsx").write_bytes(open(xlsx, "rb").read())
+    for name, data, _ in BOMBS:
+        (d / ("bomb-" + name)).write_bytes(data)
     return d
 
 
 @pytest.mark.parametrize("remote", [False, True], ids=["local", "binaryFile"])
-def test_a_directory_of_documents_equals_neardup_scan(cli, spark, documents, tmp_path,
-                                                      monkeypatch, remote):
-    """DOCX, ODT, EPUB, HTML, PDF and RTF files in one folder: Spark writes
-    the CLI's bytes, reading them through the crate (a local path) or
-    through Spark's binaryFile source (the path a remote URI takes; here
-    Hadoop's local file system under a file:// URI)."""
-    want = run_cli_scan(cli, tmp_path, [documents], {"threshold": "0.75"})
+def test_a_folder_of_every_kind_equals_neardup_scan(cli, spark, every_kind, tmp_path,
+                                                    monkeypatch, remote):
+    """JSONL plain, gzip and zstd, Parquet, text files and DOCX, ODT, EPUB,
+    HTML, PDF and RTF documents in one folder, with files to skip: Spark
+    reads them through neardup-corpus, in its order, skips what the CLI
+    skips (each bomb refused in its executor, in bounded memory), and
+    writes the CLI's bytes. Local, the crate reads every file. Remote
+    (here Hadoop's local file system under a file:// URI), the plain and
+    gzip JSONL go through Spark's text reader and the rest through
+    binaryFile: the zstd JSONL and the Parquet file's bytes are read by the
+    crate, numbered by file and place in it, as `neardup scan` numbers
+    them, and each document's bytes extracted by the crate. (One folder,
+    two Spark jobs: it was three folders and five jobs, a minute and a half
+    of CI.)"""
+    want = run_cli_scan(cli, tmp_path, [every_kind], {"threshold": "0.75"})
+    assert want["pairs"].count("\n") > 20
+    # Pairs across formats: a text file's copy of a JSONL document, and of
+    # a DOCX document.
+    assert '"%s"' % (every_kind / "e-f.txt") in want["pairs"]
     assert '"verdict":"IDENTICAL"' in want["pairs"]
     assert "copy-of-docx.txt" in want["pairs"]
-    assert "latin1.txt" not in want["keep"] + want["drop"]
-    path = str(documents)
+    listed = want["keep"] + want["drop"]
+    assert "hidden" not in listed and "latin1.txt" not in listed and "bomb-" not in listed
+    path = str(every_kind)
     if remote:
         monkeypatch.setattr("neardup.spark.inputs._local", lambda p: None)
         path = "file://" + path
@@ -284,7 +277,7 @@ def test_a_directory_of_documents_equals_neardup_scan(cli, spark, documents, tmp
     got = spark_files(out, tmp_path)
     if remote:
         # Ids are the paths as given: the URI's scheme is part of them.
-        got = {x: v.replace("file://" + str(documents), str(documents)) for x, v in got.items()}
+        got = {x: v.replace("file://" + path[7:], path[7:]) for x, v in got.items()}
     for x in OUTPUTS:
         assert got[x] == want[x], x
 
@@ -460,10 +453,11 @@ def index(tmp_path_factory):
     return {"path": d / "idx", "refs": ids[:refs], "new": new, "dir": d}
 
 
-@pytest.mark.parametrize("partitions, block", [(None, ns.BLOCK_SIZE), (3, 2)])
-def test_scan_against_an_index_equals_index_query(spark, index, tmp_path, partitions, block):
+def test_scan_against_an_index_equals_index_query(spark, index, tmp_path):
     """`against_index`: the executors ask the index; the result is the
-    index's own query, byte for byte, whatever the partitioning."""
+    index's own query, byte for byte, on three partitions with buckets cut
+    into blocks of two (the default partitioning is the local-cluster
+    run's, test_command_against_an_index_on_two_executor_jvms)."""
     new_ids, new_texts = zip(*index["new"])
     want = neardup.Index.open(index["path"]).query(list(new_texts), ids=list(new_ids))
     assert '"verdict":"IDENTICAL"' in want.pairs_jsonl() and len(want.drop) > 5
@@ -472,7 +466,7 @@ def test_scan_against_an_index_equals_index_query(spark, index, tmp_path, partit
     rows = [(o, i, t) for o, (i, t) in enumerate(index["new"])][::-1]
     df = spark.createDataFrame(rows, "order long, id string, text string").repartition(4)
     out = ns.scan(df, order_col="order", against_index=str(index["path"]),
-                  partitions=partitions, block_size=block, threshold="0.60")  # the index's
+                  partitions=3, block_size=2, threshold="0.60")  # the index's
     got = spark_files(out, tmp_path)
     assert got["pairs"] == want.pairs_jsonl()
     assert got["clusters"] == want.clusters_jsonl()
@@ -520,8 +514,8 @@ def test_an_index_plan_has_the_index_word_rule(tmp_path):
 
 @pytest.mark.cluster
 def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):
-    """`python -m neardup.spark --against-index` on local-cluster[2,1,1024]:
-    the files `neardup index query` writes."""
+    """`python -m neardup.spark --against-index` on local-cluster[2,1,1024],
+    with Spark's own partitioning: the files `neardup index query` writes."""
     new = tmp_path / "new.jsonl"
     write_jsonl(new, *zip(*index["new"]))
     out = {x: tmp_path / ("cluster-" + x) for x in OUTPUTS}
@@ -535,7 +529,7 @@ def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
     p = subprocess.run(
         [sys.executable, "-m", "neardup.spark", str(new), "--against-index", str(index["path"]),
-         "--master", "local-cluster[2,1,1024]", "--partitions", "3",
+         "--master", "local-cluster[2,1,1024]",
          "--conf", "spark.sql.files.maxPartitionBytes=4000",
          "--conf", "spark.sql.shuffle.partitions=2", *JVM_ARGS, *map(str, flags)],
         capture_output=True, text=True, env=env, timeout=600)
