@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::compare::failure;
 use crate::{about, collection, compare, explain, report_json, verify, CollectionStage, Stage};
 
-#[link(wasm_import_module = "neardup")]
+#[cfg_attr(target_arch = "wasm32", link(wasm_import_module = "neardup"))]
 extern "C" {
     /// Tells the page that a [`Stage`] (by its code) is starting.
     fn progress(stage: u32);

@@ -27,7 +27,7 @@ mod compare;
 mod corpus;
 mod decode;
 mod explain;
-#[cfg(target_arch = "wasm32")]
+#[cfg(any(target_arch = "wasm32", clippy))] // the native clippy lints it too
 mod ffi;
 mod report;
 mod stage;

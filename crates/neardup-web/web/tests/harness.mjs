@@ -237,11 +237,13 @@ export async function download(p, id) {
 
 /**
  * Asserts that work lasting `ms` ran off the main thread: the heartbeat's
- * longest gap stays under a quarter of that time (or under 500 ms). A page
- * that computed on its main thread would freeze for most of the run. The
- * bound is relative because in CI the suite shares two cores with the
- * Python suite and Spark, which stretches every gap and the run alike.
+ * longest gap stays under half of that time (or under 500 ms). A page
+ * that computed on its main thread would freeze for all of the run, a gap
+ * of nearly `ms`. The bound is relative because in CI the suite shares two
+ * cores with the Python suite's three JVMs, which stretches every gap and
+ * the run alike: a quarter was once too tight there (a 680 ms gap in
+ * 2,107 ms of work, the page's worker busy throughout).
  */
 export function assertResponsive(maxGap, ms) {
-  assert.ok(maxGap < Math.max(500, ms / 4), `the main thread stayed responsive (longest gap ${maxGap.toFixed(0)} ms in ${ms} ms of work)`);
+  assert.ok(maxGap < Math.max(500, ms / 2), `the main thread stayed responsive (longest gap ${maxGap.toFixed(0)} ms in ${ms} ms of work)`);
 }
