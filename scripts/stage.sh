@@ -1,8 +1,9 @@
 # Sourced by .ci/run, scripts/test and the suites' scripts: each stage of a
 # run names itself and prints its wall time and the CPU time its processes
 # took (user + system: on CI's two cores, the figure that says what a stage
-# costs the others running beside it), and `side_by_side` runs stages at
-# once. With STAGE_TIMES set to a file, each stage's times are also
+# costs the others running beside it; only of the processes waited for, so
+# not of Spark's JVMs or Chromium, which their launchers leave to exit on
+# their own), and `side_by_side` runs stages at once. With STAGE_TIMES set to a file, each stage's times are also
 # appended to it, for a summary at the end of the run.
 
 # cpu_seconds VAR: sets VAR to the user + system seconds of this shell's
