@@ -1,12 +1,12 @@
 """neardup.spark against the `neardup scan` command line: the same files,
 byte for byte, on a corpus with planted near-duplicates, exact duplicates,
-short documents and a reference set (`--against`), on three partitionings
-(shuffle partitions, input splits and bucket blocks all varied, at one of
-two thresholds each), on one shared `local[2]` session; and `python -m
-neardup.spark --against-index` on `local-cluster[2,1,1024]`: two executor
-JVMs, whose Python workers import the wheel installed in this venv (the
-command's plain run there is test_spark_executor_loss's, which also loses
-an executor)."""
+short documents and a reference set (`--against`), on two partitionings
+(Spark's plain case, and shuffle partitions, input splits, bucket blocks
+and Arrow batches all cut small), at one of two thresholds each, on one
+shared `local[2]` session; and `python -m neardup.spark --against-index`
+on `local-cluster[2,1,1024]`: two executor JVMs, whose Python workers
+import the wheel installed in this venv (the command's plain run there is
+test_spark_executor_loss's, which also loses an executor)."""
 import gzip
 import json
 import os
@@ -90,13 +90,14 @@ def spark_files(out, tmp):
 
 
 # Partitionings: shuffle partitions, input split size (bytes), bucket block
-# size (2 cuts nearly every bucket into blocks), Arrow batch size (rows; 7
-# puts group and bucket boundaries across batches), each with a threshold:
-# 0.5, with its more bands and more pairs, where blocks and batches cut the
-# most buckets. (Every partitioning at both thresholds was six Spark jobs
-# of a minute each in CI, for no path these three leave out.)
-PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE, 10000, "0.75"), (3, 9000, 2, 10000, "0.5"),
-                 (7, 4000, 5, 7, "0.5")]
+# size, Arrow batch size (rows), each with a threshold. The first is Spark's
+# plain case: one partition, one split, whole buckets. The second cuts
+# everything: 7 partitions, splits of 4 kB, buckets cut into blocks of 2
+# (nearly every bucket), batches of 7 rows (group and bucket boundaries
+# across batches), at 0.5, whose more bands and more pairs give the most
+# cuts. (Six runs, then three, were a minute each in CI, for no path these
+# two leave out.)
+PARTITIONINGS = [(1, 1 << 27, ns.BLOCK_SIZE, 10000, "0.75"), (7, 4000, 2, 7, "0.5")]
 
 
 @pytest.mark.parametrize("partitions, split, block, batch, threshold", PARTITIONINGS,
