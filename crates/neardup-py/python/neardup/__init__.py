@@ -6,6 +6,13 @@ receipt made here is the CLI's receipt, byte for byte. See the stubs
 (``__init__.pyi``) for the API.
 """
 
+# numpy first, here: an import interrupted by Ctrl-C half-way leaves numpy
+# unable to load again in this process ("cannot load module more than once
+# per process"), and a first call importing it could be interrupted so
+# (issue 30's test saw it on a loaded machine). Imported with neardup, a
+# Ctrl-C stops the import of neardup itself, as any import's would.
+import numpy as _numpy  # noqa: F401
+
 from ._neardup import (
     ALGORITHM,
     EXTRACTOR_VERSION,
