@@ -3,8 +3,9 @@
 # took (user + system: on CI's two cores, the figure that says what a stage
 # costs the others running beside it; only of the processes waited for, so
 # not of Spark's JVMs or Chromium, which their launchers leave to exit on
-# their own), and `side_by_side` runs stages at once. With STAGE_TIMES set to a file, each stage's times are also
-# appended to it, for a summary at the end of the run.
+# their own), and `side_by_side` runs stages at once. With STAGE_TIMES set
+# to a file, each stage's times are also appended to it, for a summary at
+# the end of the run.
 
 # cpu_seconds VAR: sets VAR to the user + system seconds of this shell's
 # finished children (the second line of `times`), whole seconds. Not a

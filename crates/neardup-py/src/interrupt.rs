@@ -171,12 +171,11 @@ fn internal(call: &str, panic: &(dyn Any + Send)) -> PyErr {
 /// Loads numpy's C API, which the numpy crate does on first use by running
 /// Python code: after a long call a pending signal would break it, and the
 /// crate panics on any failure. Called before the GIL is released, with
-/// any pending signal raised first. numpy is imported by `import neardup`
-/// (python/neardup/__init__.py says why); importing it here again is a
-/// lookup, and any error it meets is the caller's, not a panic.
+/// any pending signal raised first. numpy itself is imported by `import
+/// neardup` (python/neardup/__init__.py says why), so the crate's import
+/// here is a lookup that no signal can break.
 pub fn numpy_api(py: Python<'_>, call: &str) -> PyResult<()> {
     py.check_signals()?;
-    py.import("numpy")?;
     catch_unwind(AssertUnwindSafe(|| {
         numpy::PyArray1::<u8>::zeros(py, 0, false);
     }))
