@@ -3,10 +3,10 @@ byte for byte, on a corpus with planted near-duplicates, exact duplicates,
 short documents and a reference set (`--against`), on two partitionings
 (Spark's plain case, and shuffle partitions, input splits, bucket blocks
 and Arrow batches all cut small), at one of two thresholds each, on one
-shared `local[2]` session; and `python -m neardup.spark --against-index`
-on `local-cluster[2,1,1024]`: two executor JVMs, whose Python workers
-import the wheel installed in this venv (the command's plain run there is
-test_spark_executor_loss's, which also loses an executor)."""
+shared `local[2]` session; and against a persistent index. The command's
+run on `local-cluster[2,1,1024]`, two executor JVMs whose Python workers
+import the wheel installed in this venv, is test_spark_executor_loss's,
+which also loses an executor."""
 import gzip
 import json
 import os
@@ -457,8 +457,8 @@ def index(tmp_path_factory):
 def test_scan_against_an_index_equals_index_query(spark, index, tmp_path):
     """`against_index`: the executors ask the index; the result is the
     index's own query, byte for byte, on three partitions with buckets cut
-    into blocks of two (the default partitioning is the local-cluster
-    run's, test_command_against_an_index_on_two_executor_jvms)."""
+    into blocks of two (the default partitioning is
+    test_scan_files_against_an_index_equals_index_query's)."""
     new_ids, new_texts = zip(*index["new"])
     want = neardup.Index.open(index["path"]).query(list(new_texts), ids=list(new_ids))
     assert '"verdict":"IDENTICAL"' in want.pairs_jsonl() and len(want.drop) > 5
@@ -513,30 +513,27 @@ def test_an_index_plan_has_the_index_word_rule(tmp_path):
     assert (length, plan.words, plan.k) == (0, "script", 3)
 
 
-@pytest.mark.cluster
-def test_command_against_an_index_on_two_executor_jvms(cli, index, tmp_path):
-    """`python -m neardup.spark --against-index` on local-cluster[2,1,1024],
-    with Spark's own partitioning: the files `neardup index query` writes."""
-    new = tmp_path / "new.jsonl"
-    write_jsonl(new, *zip(*index["new"]))
-    out = {x: tmp_path / ("cluster-" + x) for x in OUTPUTS}
-    flags = ["--pairs", out["pairs"], "--clusters", out["clusters"],
-             "--keep-list", out["keep"], "--drop-list", out["drop"]]
+def test_scan_files_against_an_index_equals_index_query(cli, spark, index, tmp_path):
+    """`scan_files(against_index=)`, the command's `--against-index`, with
+    Spark's own partitioning and input splits of 4 kB: the files `neardup
+    index query` writes."""
     if cli("index", "--help", ok=False).returncode != 0:
         pytest.skip("this neardup binary has no `index` command")
-    cli("index", "query", "-q", index["path"], new, *flags)
-    want = {x: p.read_text(encoding="utf-8") for x, p in out.items()}
-    assert want["pairs"].count("\n") > 10
-    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
-    p = subprocess.run(
-        [sys.executable, "-m", "neardup.spark", str(new), "--against-index", str(index["path"]),
-         "--master", "local-cluster[2,1,1024]",
-         "--conf", "spark.sql.files.maxPartitionBytes=4000",
-         "--conf", "spark.sql.shuffle.partitions=2", *JVM_ARGS, *map(str, flags)],
-        capture_output=True, text=True, env=env, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
+    new = tmp_path / "new.jsonl"
+    write_jsonl(new, *zip(*index["new"]))
+    want = tmp_path / "want"
+    want.mkdir()
+    cli("index", "query", "-q", index["path"], new, "--pairs", want / "pairs",
+        "--clusters", want / "clusters", "--keep-list", want / "keep", "--drop-list", want / "drop")
+    assert (want / "pairs").read_text(encoding="utf-8").count("\n") > 10
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "4000")
+    try:
+        got = spark_files(ns.scan_files(spark, [str(new)], against_index=str(index["path"])),
+                          tmp_path)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
     for x in OUTPUTS:
-        assert out[x].read_text(encoding="utf-8") == want[x], x
+        assert got[x] == (want / x).read_text(encoding="utf-8"), x
 
 
 def test_outputs_get_the_mode_of_a_new_file(tmp_path):
