@@ -124,17 +124,6 @@ def pytest_configure(config):
         "(-m cluster, -m 'not cluster')")
     config.addinivalue_line(
         "markers",
-        "spark: runs on the suite's Spark session (given to every test that takes the "
-        "`spark` fixture): scripts/test-python runs these in a pytest of their own, "
-        "beside the rest, so that the rest do not wait on the JVM")
-    config.addinivalue_line(
-        "markers",
         "timing: asserts how soon something happens (Ctrl-C returns, the GIL is free), "
         "so it needs the cores to itself: scripts/test-python runs these alone, after "
         "everything else (-m timing)")
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if "spark" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.spark)

@@ -2,12 +2,9 @@
 import importlib.util
 import re
 
-import pytest
-
 from conftest import REPO
 
 
-@pytest.mark.spark  # its Spark example takes the fixture as it runs
 def test_readme_python_blocks_run(request):
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
