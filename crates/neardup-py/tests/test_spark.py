@@ -24,7 +24,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 import neardup  # noqa: E402
 from neardup import spark as ns  # noqa: E402
-from conftest import JVM_ARGS, SCRIPT  # noqa: E402
+from conftest import SCRIPT  # noqa: E402
 from test_cli import chinese, corpus, run_cli_scan, write_jsonl  # noqa: E402
 
 OUTPUTS = ("pairs", "clusters", "keep", "drop")
