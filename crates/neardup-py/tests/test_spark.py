@@ -7,6 +7,7 @@ shared `local[2]` session; and against a persistent index. The command's
 run on `local-cluster[2,1,1024]`, two executor JVMs whose Python workers
 import the wheel installed in this venv, is test_spark_executor_loss's,
 which also loses an executor."""
+import contextlib
 import gzip
 import json
 import os
@@ -82,6 +83,18 @@ def mixed(tmp_path_factory):
     return d
 
 
+@contextlib.contextmanager
+def settings(spark, conf):
+    """The session's settings ``conf`` for the block, unset after it."""
+    for key, value in conf.items():
+        spark.conf.set(key, str(value))
+    try:
+        yield
+    finally:
+        for key in conf:
+            spark.conf.unset(key)
+
+
 def spark_files(out, tmp):
     paths = {x: tmp / ("spark-" + x) for x in OUTPUTS}
     out.write(pairs=paths["pairs"], clusters=paths["clusters"], keep_list=paths["keep"],
@@ -108,16 +121,12 @@ def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, partitions, 
                         against=files["ref"])
     assert want["pairs"].count("\n") > 50 and want["drop"].count("\n") > 20
     assert '"verdict":"IDENTICAL"' in want["pairs"]
-    spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch))
-    try:
+    with settings(spark, {"spark.sql.files.maxPartitionBytes": split,
+                          "spark.sql.execution.arrow.maxRecordsPerBatch": batch}):
         out = ns.scan_files(spark, [str(files["new"]), str(files["more"])],
                             against=[str(files["ref"])], threshold=threshold,
                             partitions=partitions, block_size=block)
         got = spark_files(out, tmp_path)
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
-        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     for x in OUTPUTS:
         assert got[x] == want[x], x
     assert out.stats["against"] == 90
@@ -526,12 +535,9 @@ def test_scan_files_against_an_index_equals_index_query(cli, spark, index, tmp_p
     cli("index", "query", "-q", index["path"], new, "--pairs", want / "pairs",
         "--clusters", want / "clusters", "--keep-list", want / "keep", "--drop-list", want / "drop")
     assert (want / "pairs").read_text(encoding="utf-8").count("\n") > 10
-    spark.conf.set("spark.sql.files.maxPartitionBytes", "4000")
-    try:
+    with settings(spark, {"spark.sql.files.maxPartitionBytes": 4000}):
         got = spark_files(ns.scan_files(spark, [str(new)], against_index=str(index["path"])),
                           tmp_path)
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
     for x in OUTPUTS:
         assert got[x] == (want / x).read_text(encoding="utf-8"), x
 

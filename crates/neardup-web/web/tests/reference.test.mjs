@@ -14,6 +14,7 @@ const html = readFileSync(pagePath, 'utf8');
 const source = html.match(/<script type="text\/plain" id="reference-src">([\s\S]*?)<\/script>/)[1];
 const vector = (name) => JSON.parse(readFileSync(join(vectorsDir, name), 'utf8'));
 const constants = vector('constants.json');
+const wantConstants = JSON.stringify({ a: constants.a, b: constants.b });
 const normalizeCases = vector('normalize.json');
 const compareCases = vector('compare.json');
 const scriptCases = vector('script-compare.json');
@@ -66,7 +67,7 @@ function runReference(src, cases = allCases, firstFailure = false) {
     normalize: normalizeCases.map((c) => c.input),
     cases: cases.map((c) => ({ a: textOf(c, 'a'), b: textOf(c, 'b'), k: c.k, n: c.n, words: c.words })),
     expect: firstFailure && {
-      constants: JSON.stringify({ a: constants.a, b: constants.b }),
+      constants: wantConstants,
       normalized: normalizeCases.map((c) => c.normalized),
       receipts: cases.map((c) => c.expected.receipt_sha256),
     },
@@ -86,7 +87,7 @@ function runReference(src, cases = allCases, firstFailure = false) {
  */
 function failures(got, cases = allCases) {
   const bad = [];
-  if (JSON.stringify(got.constants) !== JSON.stringify({ a: constants.a, b: constants.b })) bad.push('constants.json');
+  if (JSON.stringify(got.constants) !== wantConstants) bad.push('constants.json');
   normalizeCases.forEach((c, i) => got.normalized[i] !== c.normalized && bad.push(`normalize ${c.name}`));
   cases.slice(0, got.compare.length).forEach((c, i) => {
     const have = got.compare[i];
