@@ -2,14 +2,15 @@
 //! ([`neardup::scan::contained`]) with each of its stages run in parallel,
 //! in place of the bands and pairs stages when `--containment` is given.
 
-use neardup::scan::contained::{Found, Join, Repeated, Scratch, BATCHES};
+use neardup::scan::contained::{Found, Join, Lists, Repeated, Scratch, BATCHES};
 use neardup::scan::Exact;
 use neardup::Threshold;
 use rayon::prelude::*;
+use std::sync::Mutex;
 
 use crate::corpus::Corpus;
 use crate::error::Result;
-use crate::keys::{spill_holders, Spilled};
+use crate::keys::{spill_holders, RangeBuffers, Spilled};
 use crate::spill::SpillDir;
 use crate::watch::Watch;
 
@@ -54,13 +55,23 @@ pub fn pairs(
         .filter(|&d| fps[d as usize].shingles > 0)
         .collect();
     // Each key range read and sorted on its own, its holders spilled and
-    // kept as a hash a key, by which the join makes its tokens.
+    // kept as a hash a key, by which the join makes its tokens; a
+    // thread's buffers kept for its next range.
+    let pool = Mutex::new(Vec::<RangeBuffers>::new());
     let ranges: Vec<(Vec<u32>, Vec<u64>, Spilled)> = keys
         .into_par_iter()
         .enumerate()
         .with_max_len(1)
         .map(|(r, keys)| {
-            let repeated = keys.part()?.repeated(&docs);
+            let mut buffers = pool
+                .lock()
+                .expect("no panic holds it")
+                .pop()
+                .unwrap_or_default();
+            let part = keys.part(&mut buffers)?;
+            let repeated = part.repeated_with(&docs, &mut buffers.sorting);
+            buffers.keep(part);
+            pool.lock().expect("no panic holds it").push(buffers);
             Ok((
                 repeated.counts().to_vec(),
                 repeated.lists().to_vec(),
@@ -68,15 +79,29 @@ pub fn pairs(
             ))
         })
         .collect::<Result<_>>()?;
+    drop(pool);
     let sizes: Vec<u64> = docs.iter().map(|&d| fps[d as usize].shingles).collect();
     let lists = ranges
         .iter()
         .map(|(counts, lists, _)| (&counts[..], &lists[..]));
     let mut placing = Join::build(&docs, &sizes, lists, corpus.refs, threshold)?;
     // The hashes freed before the holders are read back.
-    let ranges: Vec<(Vec<u32>, Spilled)> = ranges.into_iter().map(|(c, _, h)| (c, h)).collect();
-    for (counts, holders) in ranges {
-        placing.place(&Repeated::new(counts, holders.holders()?));
+    let mut ranges = ranges.into_iter().map(|(c, _, h)| (c, h)).enumerate();
+    // A few ranges' lists made at a time, in parallel, then put in place.
+    let at_once = 2 * rayon::current_num_threads();
+    loop {
+        let some: Vec<_> = ranges.by_ref().take(at_once).collect();
+        if some.is_empty() {
+            break;
+        }
+        let lists: Vec<Lists> = some
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|(r, (counts, holders))| {
+                Ok(placing.lists(r, &Repeated::new(counts, holders.holders()?)))
+            })
+            .collect::<Result<_>>()?;
+        lists.into_iter().for_each(|l| placing.put(l));
     }
     let join = placing.finish();
     let bar = watch.count(u64::from(join.members()), "documents probed");

@@ -14,7 +14,7 @@ use neardup_corpus::{describe, id, tree};
 use rayon::prelude::*;
 
 use crate::error::{bail, message, Result};
-use crate::keys::KeyFiles;
+use crate::keys::{Grouped, KeyFiles};
 use crate::options::Reading;
 use crate::spill::SpillDir;
 use crate::watch::Watch;
@@ -232,7 +232,7 @@ impl<'a> Loader<'a> {
     fn push(
         &mut self,
         id: String,
-        (fp, keys): (Fingerprint, Vec<u64>),
+        (fp, keys): (Fingerprint, Option<Grouped>),
         input: u32,
         line: u64,
     ) -> Result<()> {
@@ -264,7 +264,7 @@ impl<'a> Loader<'a> {
         }
         self.corpus.docs.push(Doc { id, input, line });
         self.corpus.fps.push(fp);
-        if let Some(all) = &mut self.corpus.keys {
+        if let (Some(all), Some(keys)) = (&mut self.corpus.keys, keys) {
             all.push(&keys)?;
         }
         Ok(())
@@ -298,7 +298,7 @@ impl<'a> Loader<'a> {
         let (opts, watch) = (&self.reading.text, self.watch);
         let keys = self.corpus.keys.is_some();
         for chunk in files.chunks(256) {
-            type Signed = Option<((Fingerprint, Vec<u64>), Option<neardup::Caveat>)>;
+            type Signed = Option<((Fingerprint, Option<Grouped>), Option<neardup::Caveat>)>;
             let signed: Vec<Result<Signed>> = chunk
                 .par_iter()
                 .map_init(
@@ -313,7 +313,9 @@ impl<'a> Loader<'a> {
                             }
                             let caveat = neardup::Caveat::of(&doc.text, params);
                             let mut one = signer.sign_all_with_keys([&*doc.text]);
-                            Ok(one.pop().map(|signed| (signed, caveat)))
+                            let group =
+                                |(fp, k): (_, Vec<u64>)| (fp, keys.then(|| Grouped::new(&k)));
+                            Ok(one.pop().map(|signed| (group(signed), caveat)))
                         }
                         Err(e) if strict => Err(e.into()),
                         Err(e) => {
@@ -378,7 +380,7 @@ impl<'a> Loader<'a> {
             Kind::Signatures => {
                 let params = self.params;
                 let read = |_: &mut (), records: &[Record<'_>]| {
-                    let with_no_keys = |(id, fp)| (id, (fp, Vec::new()));
+                    let with_no_keys = |(id, fp)| (id, (fp, None));
                     records
                         .iter()
                         .map(|r| signature(r, params).map(with_no_keys))
@@ -394,7 +396,11 @@ impl<'a> Loader<'a> {
                 )?
             }
             _ => {
-                let make = |raw, fp, keys| Ok((id::canonical(raw)?, (fp, keys)));
+                let keeping = self.corpus.keys.is_some();
+                let make = |raw, fp, keys: Vec<u64>| {
+                    let keys = keeping.then(|| Grouped::new(&keys));
+                    Ok((id::canonical(raw)?, (fp, keys)))
+                };
                 pipeline::sign(records, &name, max_line, how, make, |r, v| {
                     consume(self, r, v)
                 })?
@@ -498,8 +504,7 @@ mod tests {
         let mut loader = Loader::new(&reading, signing, &crate::watch::Quiet);
         loader.current = "in.jsonl".into();
         let fp = Fingerprint::of("", Params::DEFAULT);
-        let mut push =
-            |id: &str, line| loader.push(id.to_owned(), (fp.clone(), Vec::new()), 0, line);
+        let mut push = |id: &str, line| loader.push(id.to_owned(), (fp.clone(), None), 0, line);
         // "ab" and "cd" have one hash here.
         push("\"ab\"", 1).unwrap();
         push("\"cd\"", 2).unwrap();
