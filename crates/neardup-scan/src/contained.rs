@@ -86,7 +86,8 @@ pub fn pairs(
         .map(|(counts, lists, _)| (&counts[..], &lists[..]));
     let mut placing = Join::build(&docs, &sizes, lists, corpus.refs, threshold)?;
     // The hashes freed before the holders are read back.
-    let mut ranges = ranges.into_iter().map(|(c, _, h)| (c, h)).enumerate();
+    let ranges: Vec<(Vec<u32>, Spilled)> = ranges.into_iter().map(|(c, _, h)| (c, h)).collect();
+    let mut ranges = ranges.into_iter().enumerate();
     // A few ranges' lists made at a time, in parallel, then put in place.
     let at_once = 2 * rayon::current_num_threads();
     loop {
