@@ -313,8 +313,7 @@ impl<'a> Loader<'a> {
                             }
                             let caveat = neardup::Caveat::of(&doc.text, params);
                             let mut one = signer.sign_all_with_keys([&*doc.text]);
-                            let group =
-                                |(fp, k): (_, Vec<u64>)| (fp, keys.then(|| Grouped::new(&k)));
+                            let group = |(fp, k): (_, Vec<u64>)| (fp, Grouped::kept(keys, &k));
                             Ok(one.pop().map(|signed| (group(signed), caveat)))
                         }
                         Err(e) if strict => Err(e.into()),
@@ -398,8 +397,7 @@ impl<'a> Loader<'a> {
             _ => {
                 let keeping = self.corpus.keys.is_some();
                 let make = |raw, fp, keys: Vec<u64>| {
-                    let keys = keeping.then(|| Grouped::new(&keys));
-                    Ok((id::canonical(raw)?, (fp, keys)))
+                    Ok((id::canonical(raw)?, (fp, Grouped::kept(keeping, &keys))))
                 };
                 pipeline::sign(records, &name, max_line, how, make, |r, v| {
                     consume(self, r, v)

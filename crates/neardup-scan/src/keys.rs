@@ -145,6 +145,11 @@ pub(crate) struct Grouped {
 }
 
 impl Grouped {
+    /// `keys` grouped when a scan keeps them (`keeping`), else nothing.
+    pub fn kept(keeping: bool, keys: &[u64]) -> Option<Grouped> {
+        keeping.then(|| Grouped::new(keys))
+    }
+
     /// `keys`, in any order, grouped.
     pub fn new(keys: &[u64]) -> Grouped {
         let mut counts = [0u32; RANGES as usize];

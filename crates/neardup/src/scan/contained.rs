@@ -224,10 +224,15 @@ impl Part {
             }
         };
         let mut out = Repeated::default();
-        let mut first = None;
-        let mut differ = 0u64;
-        wanted(&mut |k, _| differ |= k ^ *first.get_or_insert(k));
-        if first.is_none() {
+        let (mut n, mut first, mut differ) = (0usize, 0u64, 0u64);
+        wanted(&mut |k, _| {
+            if n == 0 {
+                first = k;
+            }
+            differ |= k ^ first;
+            n += 1;
+        });
+        if n == 0 {
             return out;
         }
         // Radix buckets of the bits where the keys differ, about four
@@ -243,8 +248,6 @@ impl Part {
         } = sorting;
         ends.clear();
         ends.push(0);
-        let mut n = 0usize;
-        wanted(&mut |_, _| n += 1);
         let bits = (usize::BITS - n.leading_zeros())
             .saturating_sub(12)
             .clamp(1, 12)
@@ -374,6 +377,14 @@ struct Group {
     start: usize,
 }
 
+impl Group {
+    /// Where token `t`, one of the group's, has its list in `holders`.
+    fn list(&self, t: u32) -> std::ops::Range<usize> {
+        let start = self.start + (t - self.first) as usize * self.held as usize;
+        start..start + self.held as usize
+    }
+}
+
 /// A probe's counters, one per member, kept between probes so that a
 /// probe costs what it reads, not the corpus size.
 #[derive(Debug, Clone, Default)]
@@ -494,9 +505,7 @@ impl Join {
         while self.groups.get(*g + 1).is_some_and(|next| next.first <= t) {
             *g += 1;
         }
-        let g = self.groups[*g];
-        let start = g.start + (t - g.first) as usize * g.held as usize;
-        start..start + g.held as usize
+        self.groups[*g].list(t)
     }
 
     /// How many members: probe each of `0..members()`.
@@ -696,15 +705,13 @@ impl Placing {
         let join = &mut self.join;
         let mut from = 0;
         for &t in &lists.tokens {
-            let g = join.groups[join.groups.partition_point(|g| g.first <= t) - 1];
-            let n = g.held as usize;
-            let at = g.start + (t - g.first) as usize * n;
-            let list = &lists.members[from..from + n];
-            join.holders[at..at + n].copy_from_slice(list);
+            let at = join.groups[join.groups.partition_point(|g| g.first <= t) - 1].list(t);
+            let list = &lists.members[from..from + at.len()];
+            from += at.len();
+            join.holders[at].copy_from_slice(list);
             for &m in list {
                 join.held_by[m as usize] += 1;
             }
-            from += n;
         }
     }
 
