@@ -227,27 +227,22 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
                 None => work(state, records),
             }
         };
-        for chunk in rx {
-            let chunk = chunk?;
-            let rows;
-            let records: Vec<Record<'_>> = match &chunk {
-                Chunk::Lines(batch) => batch.lines().map(Record::Line).collect(),
-                Chunk::Rows(batch) => {
-                    rows = batch.rows().map_err(|e| Error::read(name, e))?;
-                    rows.into_iter().map(Record::Row).collect()
-                }
-            };
+        // Batch k is consumed on this thread while the pool signs batch
+        // k + 1: `consume` is serial, and the pool would otherwise wait on it.
+        let sign = |chunk: &Chunk<'_>| -> Result<Vec<Result<T>>> {
+            let records = records(chunk, name)?;
             let mut results: Vec<(usize, Vec<Result<T>>)> = chunks(&records)
                 .into_par_iter()
                 .with_max_len(1)
                 .map(|r| (r.start, run(&records[r])))
                 .collect();
             results.sort_unstable_by_key(|&(start, _)| start);
-            let results = results.into_iter().flat_map(|(_, r)| r);
-            for (record, result) in records.iter().zip(results) {
+            Ok(results.into_iter().flat_map(|(_, r)| r).collect())
+        };
+        let mut finish = |chunk: Chunk<'_>, results: Vec<Result<T>>| -> Result<(), E> {
+            for (record, result) in records(&chunk, name)?.iter().zip(results) {
                 consume(record, result.map_err(|e| e.within(name))?)?;
             }
-            drop(records);
             match chunk {
                 Chunk::Lines(batch) => match batch.into_bytes() {
                     // The reader may be gone already, at the end.
@@ -261,8 +256,42 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
                 },
                 Chunk::Rows(_) => {}
             }
+            Ok(())
+        };
+        let mut rx = rx.into_iter();
+        let mut signed: Option<(Chunk<'_>, Vec<Result<T>>)> = None;
+        loop {
+            // A batch that cannot be read is an error after the batches
+            // before it are consumed.
+            let next = rx.next().transpose();
+            let mut results = None;
+            let consumed = rayon::in_place_scope(|s| {
+                if let Ok(Some(chunk)) = &next {
+                    let results = &mut results;
+                    s.spawn(move |_| *results = Some(sign(chunk)));
+                }
+                signed
+                    .take()
+                    .map_or(Ok(()), |(chunk, done)| finish(chunk, done))
+            });
+            consumed?;
+            match (next?, results) {
+                (Some(chunk), Some(results)) => signed = Some((chunk, results?)),
+                _ => break,
+            }
         }
         Ok(())
+    })
+}
+
+/// The records of a batch, in input order.
+fn records<'c>(chunk: &'c Chunk<'_>, name: &str) -> Result<Vec<Record<'c>>> {
+    Ok(match chunk {
+        Chunk::Lines(batch) => batch.lines().map(Record::Line).collect(),
+        Chunk::Rows(batch) => {
+            let rows = batch.rows().map_err(|e| Error::read(name, e))?;
+            rows.into_iter().map(Record::Row).collect()
+        }
     })
 }
 
@@ -371,6 +400,77 @@ mod tests {
                 .collect();
             assert_eq!(got, want);
         }
+    }
+
+    /// `lines` numbered lines of about 100 bytes: several batches.
+    fn numbered(lines: u64) -> Vec<u8> {
+        (1..=lines)
+            .flat_map(|i| format!("{i} {}\n", "x".repeat(96)).into_bytes())
+            .collect()
+    }
+
+    /// Streams `input` through a pipeline whose work reads each line's
+    /// number, and fails on line `bad`, and returns what was consumed.
+    fn run(input: Vec<u8>, bad: u64) -> (Vec<u64>, Result<()>) {
+        let mut data = Data::Stream(Box::new(std::io::Cursor::new(input)));
+        let mut seen = Vec::new();
+        let work = |_: &mut (), records: &[Record<'_>]| -> Vec<Result<u64>> {
+            records
+                .iter()
+                .map(|r| {
+                    let l = r.line()?;
+                    let text = std::str::from_utf8(l.bytes).unwrap();
+                    let n: u64 = text.split(' ').next().unwrap().parse().unwrap();
+                    match n == bad {
+                        true => Err(Error::line(l.number, "bad")),
+                        false => Ok(n),
+                    }
+                })
+                .collect()
+        };
+        let got = pipeline(
+            &mut data,
+            "in",
+            1 << 20,
+            || (),
+            work,
+            |r, n| {
+                assert_eq!(r.number(), n);
+                seen.push(n);
+                Ok::<(), Error>(())
+            },
+        );
+        (seen, got)
+    }
+
+    /// Over several batches, each consumed while the next is worked on,
+    /// every record is consumed once, in input order, and a bad one stops
+    /// the stream after every record before it.
+    #[test]
+    fn batches_are_consumed_in_order_up_to_the_first_error() {
+        let lines = 3 * BATCH_BYTES as u64 / 100;
+        let (seen, got) = run(numbered(lines), 0);
+        got.unwrap();
+        assert_eq!(seen, (1..=lines).collect::<Vec<_>>());
+        for bad in [1, lines / 2, lines - 1] {
+            let (seen, got) = run(numbered(lines), bad);
+            assert_eq!(seen, (1..bad).collect::<Vec<_>>());
+            let e = got.unwrap_err().to_string();
+            assert_eq!(e, format!("'in': line {bad}: bad"));
+        }
+    }
+
+    /// A batch that cannot be read (here, a line over the limit) is an
+    /// error after the batches before it are consumed.
+    #[test]
+    fn a_batch_that_cannot_be_read_stops_the_stream_after_the_ones_before() {
+        let lines = 2 * BATCH_BYTES as u64 / 100;
+        let mut input = numbered(lines);
+        input.extend(vec![b'y'; 2 << 20]);
+        let (seen, got) = run(input, 0);
+        let e = got.unwrap_err().to_string();
+        assert!(e.contains(&format!("line {} is over", lines + 1)), "{e}");
+        assert_eq!(seen, (1..=lines).collect::<Vec<_>>());
     }
 
     #[test]

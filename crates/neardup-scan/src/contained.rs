@@ -128,6 +128,7 @@ pub fn pairs(
         (next, got) = rayon::join(|| batches.next(&join), probe);
         found.extend(got);
         bar.inc(batch.members().len() as u64);
+        batches.recycle(batch);
     }
     bar.finish();
     Ok(Contained {

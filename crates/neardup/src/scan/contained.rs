@@ -45,8 +45,9 @@
 //! list's length and hash) until the tokens are numbered; then 4
 //! bytes a document of each token's list, the one structure kept per
 //! token: each document's own tokens are rebuilt from them a [`Batch`]
-//! of documents at a time, and whether a candidate holds a token is a
-//! search of the token's list. A probe's counters are one `u32` a
+//! of documents at a time (16 bytes a token a document of the batch,
+//! [`Held`]), and whether a candidate holds a token is a search of the
+//! token's list. A probe's counters are one `u32` a
 //! document, whatever the length of a list.
 //!
 //! The keys are 64 bits of SHA-256: two different shingles with one key
@@ -391,8 +392,6 @@ impl Group {
 pub struct Scratch {
     count: Vec<u32>,
     touched: Vec<u32>,
-    /// The probe's tokens: where each one's list lies, and its weight.
-    lists: Vec<(std::ops::Range<usize>, u32)>,
 }
 
 impl Join {
@@ -498,16 +497,6 @@ impl Join {
         })
     }
 
-    /// Where token `t`'s members lie in `holders`, ascending; `g` is where
-    /// the search for its group starts, and is left at its group (a
-    /// probe's tokens ascend, so their groups do).
-    fn postings(&self, t: u32, g: &mut usize) -> std::ops::Range<usize> {
-        while self.groups.get(*g + 1).is_some_and(|next| next.first <= t) {
-            *g += 1;
-        }
-        self.groups[*g].list(t)
-    }
-
     /// How many members: probe each of `0..members()`.
     pub fn members(&self) -> u32 {
         self.docs.len() as u32
@@ -534,33 +523,26 @@ impl Join {
             cursor: vec![0; self.tokens()],
             next: 0,
             size: self.members().div_ceil(parts.max(1)).max(1),
+            spare: None,
         }
     }
 
     /// Every pair in which member `x` is the smaller side (the larger side
     /// ranks after it) and reaches the threshold, into `out`.
     /// `mine` are `x`'s tokens, from its [`Batch`].
-    pub fn probe(&self, x: u32, mine: &[u32], scratch: &mut Scratch, out: &mut Vec<Found>) {
+    pub fn probe(&self, x: u32, mine: &[Held], scratch: &mut Scratch, out: &mut Vec<Found>) {
         let size = self.sizes[x as usize];
         let need = needed(size, self.threshold);
         if size == 0 {
             return;
         }
-        // Each token's list and weight, all looked up before any is read:
-        // a list and a weight are each a cache miss away, at random among
-        // hundreds of megabytes, and waited for one after the other they
-        // were half of a probe's time (1M documents); started together,
-        // they overlap.
-        let lists = &mut scratch.lists;
-        lists.clear();
-        let (mut group, mut r) = (0, 0u64);
-        for &t in mine {
-            let at = self.postings(t, &mut group);
-            crate::backend::prefetch(self.holders[at.start..].as_ptr());
-            crate::backend::prefetch(&self.holders[at.end - 1]);
-            let w = self.weights[t as usize];
-            r += u64::from(w);
-            lists.push((at, w));
+        // Every list's first member after `x` is asked for before any is
+        // read: each is a cache miss away, at random among hundreds of
+        // megabytes, and started together the misses overlap.
+        let mut r = 0u64;
+        for held in mine {
+            crate::backend::prefetch(self.holders[held.after..].as_ptr());
+            r += u64::from(held.weight);
         }
         if r < need {
             return;
@@ -569,21 +551,19 @@ impl Join {
         // so that the rest weigh less than `need`.
         let (mut head, mut left) = (0, r);
         while left >= need {
-            left -= u64::from(lists[head].1);
+            left -= u64::from(mine[head].weight);
             head += 1;
         }
-        let (head, tail) = lists.split_at(head);
+        let (head, tail) = mine.split_at(head);
         if scratch.count.len() < self.docs.len() {
             scratch.count.resize(self.docs.len(), 0);
             crate::backend::advise_huge_pages(&scratch.count);
         }
         let x_ref = self.docs[x as usize] < self.refs;
-        let after_x = |at: &std::ops::Range<usize>| -> &[u32] {
-            let list = &self.holders[at.clone()];
-            &list[list.partition_point(|&m| m <= x)..]
-        };
-        for (at, w) in head {
-            for &y in after_x(at) {
+        let after_x = |held: &Held| &self.holders[held.after..held.after + held.len as usize];
+        for held in head {
+            let w = held.weight;
+            for &y in after_x(held) {
                 if x_ref && self.docs[y as usize] < self.refs {
                     continue;
                 }
@@ -602,7 +582,7 @@ impl Join {
         // looked up in each candidate's tokens.
         let count = &mut scratch.count;
         let alive = &mut scratch.touched;
-        for (i, (at, w)) in tail.iter().enumerate() {
+        for (i, held) in tail.iter().enumerate() {
             if i % PRUNE == 0 {
                 alive.retain(|&y| {
                     let reach = u64::from(count[y as usize]) + left >= need;
@@ -615,9 +595,9 @@ impl Join {
                     break;
                 }
             }
-            let w = *w;
+            let w = held.weight;
             left -= u64::from(w);
-            let list = after_x(at);
+            let list = after_x(held);
             if list.len() <= alive.len() * LOOKUP {
                 for &y in list {
                     // Only candidates: a pair that reaches `need` shares a
@@ -755,8 +735,23 @@ pub struct Batch {
     from: u32,
     /// Every member's tokens, one member after the other: member
     /// `from + i`'s are `tokens[ends[i-1]..ends[i]]`.
-    tokens: Vec<u32>,
+    tokens: Vec<Held>,
     ends: Vec<usize>,
+}
+
+/// One of a member's tokens, as its probe reads it: the part of the
+/// token's list after the member, and the token's weight. Found while
+/// the lists are read in order to make a [`Batch`], they spare a probe a
+/// search of each list for itself and a lookup of each weight, cache
+/// misses at random that were half its time (1M documents).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Held {
+    /// Where the members after this one start in the join's holders.
+    after: usize,
+    /// How many there are.
+    len: u32,
+    /// How many keys the token stands for.
+    weight: u32,
 }
 
 impl Batch {
@@ -766,7 +761,7 @@ impl Batch {
     }
 
     /// Member `x`'s tokens, `x` one of [`Batch::members`].
-    pub fn tokens_of(&self, x: u32) -> &[u32] {
+    pub fn tokens_of(&self, x: u32) -> &[Held] {
         let i = (x - self.from) as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.tokens[start..self.ends[i]]
@@ -784,10 +779,19 @@ pub struct Batches {
     cursor: Vec<u8>,
     next: u32,
     size: u32,
+    /// A batch probed, whose memory the next one is made in.
+    spare: Option<Batch>,
 }
 
 impl Batches {
     const FAR: u8 = u8::MAX;
+
+    /// Gives back a batch that is probed, for the next one to be made in
+    /// its memory: a batch is hundreds of megabytes at 1M documents, and
+    /// fresh memory is a page fault every 4 KiB.
+    pub fn recycle(&mut self, batch: Batch) {
+        self.spare = Some(batch);
+    }
 
     /// The next batch of `join`'s members, in order, or `None` after the
     /// last.
@@ -807,7 +811,9 @@ impl Batches {
             })
             .collect();
         // Each member's tokens, filled in token order.
-        let mut items = vec![0u32; at];
+        let mut items = self.spare.take().map(|b| b.tokens).unwrap_or_default();
+        items.clear();
+        items.resize(at, Held::default());
         let mut token = 0;
         for (g, group) in join.groups.iter().enumerate() {
             let end = join
@@ -815,7 +821,12 @@ impl Batches {
                 .get(g + 1)
                 .map_or(join.holders.len(), |n| n.start);
             let held = group.held as usize;
-            for list in join.holders[group.start..end].chunks_exact(held) {
+            for (i, list) in join.holders[group.start..end]
+                .chunks_exact(held)
+                .enumerate()
+            {
+                let start = group.start + i * held;
+                let weight = join.weights[token as usize];
                 let cursor = &mut self.cursor[token as usize];
                 let mut c = match *cursor {
                     Batches::FAR => list.partition_point(|&m| m < from),
@@ -823,7 +834,11 @@ impl Batches {
                 };
                 while c < held && list[c] < to {
                     let e = &mut ends[(list[c] - from) as usize];
-                    items[*e] = token;
+                    items[*e] = Held {
+                        after: start + c + 1,
+                        len: (held - c - 1) as u32,
+                        weight,
+                    };
                     *e += 1;
                     c += 1;
                 }
@@ -839,10 +854,11 @@ impl Batches {
     }
 }
 
-/// The members' tokens are made in this many batches: a sixteenth of the
-/// inverted lists held twice at a time (a batch probed, the next being
-/// made), for one more pass over the tokens a batch.
-pub const BATCHES: u32 = 16;
+/// The members' tokens are made in this many batches, two at a time in
+/// memory (a batch probed, the next being made): a batch's [`Held`] take
+/// 16 bytes where the lists take 4, so the two take an eighth of the
+/// lists' memory, for one more pass over the tokens a batch.
+pub const BATCHES: u32 = 32;
 
 /// A probe drops the candidates that can no longer reach its threshold
 /// every this many tokens of its tail.
@@ -939,6 +955,7 @@ pub fn run(
         for x in batch.members() {
             join.probe(x, batch.tokens_of(x), &mut scratch, &mut found);
         }
+        batches.recycle(batch);
     }
     found.sort_unstable();
     Ok(found)
