@@ -11,6 +11,7 @@ import contextlib
 import gzip
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -121,8 +122,12 @@ def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, partitions, 
                         against=files["ref"])
     assert want["pairs"].count("\n") > 50 and want["drop"].count("\n") > 20
     assert '"verdict":"IDENTICAL"' in want["pairs"]
+    # The cut-everything run finds the clusters by rounds over DataFrames,
+    # as a graph too large for the driver is; the other on the driver.
+    local_edges = ns.stages.LOCAL_EDGES if partitions == 1 else 0
     with settings(spark, {"spark.sql.files.maxPartitionBytes": split,
-                          "spark.sql.execution.arrow.maxRecordsPerBatch": batch}):
+                          "spark.sql.execution.arrow.maxRecordsPerBatch": batch,
+                          "spark.neardup.localEdges": local_edges}):
         out = ns.scan_files(spark, [str(files["new"]), str(files["more"])],
                             against=[str(files["ref"])], threshold=threshold,
                             partitions=partitions, block_size=block)
@@ -130,6 +135,41 @@ def test_scan_files_equal_neardup_scan(cli, spark, files, tmp_path, partitions, 
     for x in OUTPUTS:
         assert got[x] == want[x], x
     assert out.stats["against"] == 90
+
+
+def test_components_on_the_driver_are_union_finds(spark):
+    """The driver's components of a graph are a union-find's, whatever
+    the graph's shape and its pairs' order: chains given from either end
+    (the longest way for labels to travel), stars, cycles, random graphs
+    with document numbers far apart."""
+    from neardup.spark.stages import _components_here
+
+    def union_find(edges):
+        parent = {}
+
+        def root(x):
+            while parent.setdefault(x, x) != x:
+                x = parent[x]
+            return x
+
+        for a, b in edges:
+            ra, rb = root(a), root(b)
+            parent[max(ra, rb)] = min(ra, rb)
+        return sorted((d, root(d)) for d in parent)
+
+    rng = random.Random(7)
+    chain = [(i, i + 1) for i in range(200)]
+    graphs = [chain, chain[::-1], [(0, i) for i in range(1, 50)],
+              [(i, (i + 1) % 30) for i in range(30)]]
+    for _ in range(4):
+        nodes = rng.sample(range(1 << 40), 300)
+        graphs.append([tuple(sorted(rng.sample(nodes, 2))) for _ in range(250)])
+    for edges in graphs:
+        edges = sorted({(min(a, b), max(a, b)) for a, b in edges})
+        pairs = spark.createDataFrame(edges, "a long, b long")
+        doc, root = _components_here(pairs)
+        got = sorted(zip(doc.tolist(), root.tolist()))
+        assert got == union_find(edges)
 
 
 def test_scan_dataframe_equals_neardup_scan(spark, tmp_path):

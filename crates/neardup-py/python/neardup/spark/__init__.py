@@ -21,8 +21,10 @@ files ``neardup scan`` writes on one machine:
    (``ScanPlan.verify_blocks``);
 5. **clusters**: connected components by large-star / small-star rounds
    (Kiveris et al., 2014) over DataFrames, checkpointed each round, never
-   collecting edges to the driver; the keeper of a cluster is its smallest
-   document number (first in input order);
+   collecting edges to the driver; a graph of at most ``LOCAL_EDGES``
+   pairs (64 MB) is collected and its components found on the driver
+   instead, one job in place of about ten. Either way the keeper of a
+   cluster is its smallest document number (first in input order);
 6. **receipts**: each pair's ``receipt_sha256`` and its ``--pairs`` line
    (``ScanPlan.receipts``).
 

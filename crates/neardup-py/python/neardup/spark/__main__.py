@@ -120,10 +120,12 @@ def main(argv=None):
         out.times["outputs"] = time.monotonic() - lap
         if not args.quiet:
             s = out.stats
+            rounds = ("%d clustering rounds" % s["rounds"] if s["rounds"] or not s["pairs"]
+                      else "clusters found on the driver")
             print("neardup.spark: %d documents (%d new, %d from --against), %d verified pairs "
-                  "(%d identical), %d clusters, %d dropped, %d clustering rounds"
+                  "(%d identical), %d clusters, %d dropped, %s"
                   % (s["documents"], s["documents"] - s["against"], s["against"], s["pairs"],
-                     s["identical_pairs"], s["clusters"], s["dropped"], s["rounds"]),
+                     s["identical_pairs"], s["clusters"], s["dropped"], rounds),
                   file=sys.stderr)
             print("  time: %s, total %.2fs" % (
                 ", ".join("%s %.2fs" % kv for kv in out.times.items()),

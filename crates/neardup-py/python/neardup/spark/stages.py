@@ -201,6 +201,44 @@ def _checkpoint(df):
     return df.localCheckpoint(eager=True)
 
 
+#: A graph of at most this many pairs (edges) is collected to the driver,
+#: 16 bytes a pair, and its components found there (``_components_here``):
+#: one job where the rounds of ``_components`` take about ten, each a
+#: second or more of Spark's planning and scheduling whatever the graph's
+#: size. A larger graph never leaves the executors. The Spark setting
+#: ``spark.neardup.localEdges`` changes the limit (0: always the rounds).
+LOCAL_EDGES = 1 << 22
+
+
+def _components_here(pairs):
+    """The components of a graph small enough for the driver, as
+    ``_components`` gives them: every document in a pair and its root, the
+    smallest document of its component (two numpy arrays). Labels, the
+    positions of the documents in ascending order, go down each pair to
+    the smaller of its two ends' labels, and each label is followed to
+    its own until none changes: a fixed point where a component has one
+    label, its smallest document's, however the pairs are ordered."""
+    t = pairs.select("a", "b").toArrow()
+    a, b = (t.column(c).to_numpy().astype(np.int64) for c in ("a", "b"))
+    docs, ends = np.unique(np.concatenate([a, b]), return_inverse=True)
+    ea, eb = ends[:len(a)], ends[len(a):]
+    label = np.arange(len(docs))
+    while True:
+        low = np.minimum(label[ea], label[eb])
+        new = label.copy()
+        np.minimum.at(new, ea, low)
+        np.minimum.at(new, eb, low)
+        while True:
+            up = new[new]
+            if np.array_equal(up, new):
+                break
+            new = up
+        if np.array_equal(new, label):
+            break
+        label = new
+    return docs, docs[label]
+
+
 def _components(pairs):
     """Connected components of the pairs by large-star / small-star rounds:
     returns ``(doc, root)`` for every document in a pair, its root the
@@ -305,18 +343,31 @@ def _finish(spark, docs, pairs, refs, plan, stats, times, stage):
     once, checkpointed): clusters, keep and drop, receipts. ``docs`` holds
     every document a pair names, numbered as the pairs are; the first
     ``refs`` numbers are references, never dropped."""
-    if stats["identical_pairs"] + stats["near_pairs"]:
-        members, rounds = _components(pairs)
+    edges = stats["identical_pairs"] + stats["near_pairs"]
+    here = edges <= int(spark.conf.get("spark.neardup.localEdges", str(LOCAL_EDGES)))
+    if here:
+        # The components on the driver, with what the rounds' would take
+        # more jobs to count: each cluster's number (the rank of its root)
+        # and the clusters and dropped documents.
+        doc, root = _components_here(pairs) if edges else (np.zeros(0, np.int64),) * 2
+        roots = np.unique(root)
+        members = spark.createDataFrame(pa.table({
+            "doc": pa.array(doc, pa.int64()), "root": pa.array(root, pa.int64()),
+            "rank": pa.array(np.searchsorted(roots, root), pa.int64())}))
+        stats["clusters"] = len(roots)
+        stats["dropped"] = int(np.count_nonzero((doc != root) & (doc >= refs)))
+        rounds = 0
     else:
-        members, rounds = spark.createDataFrame([], "doc long, root long"), 0
+        members, rounds = _components(pairs)
     stats["rounds"] = rounds
     stage("clusters")
 
     ids = docs.select("doc", "id", "id_json")
     clusters = (members.join(ids, "doc")
-                .groupBy("root")
+                .groupBy("root", *(["rank"] if here else []))
                 .agg(F.sort_array(F.collect_list(F.struct("doc", "id", "id_json"))).alias("m")))
-    clusters = _rank(spark, clusters, "root")
+    if not here:
+        clusters = _rank(spark, clusters, "root")
     clusters = _checkpoint(clusters.select(
         F.col("root").alias("_keeper"), F.col("rank").alias("cluster"),
         F.col("m")[0]["id"].alias("keep"),
@@ -328,10 +379,12 @@ def _finish(spark, docs, pairs, refs, plan, stats, times, stage):
                                                    "id_json")
     keep = new.join(dropped, "doc", "left_anti").drop("doc")
     drop = new.join(dropped, "doc", "left_semi").drop("doc")
-    counts = members.agg(F.sum(F.when(F.col("doc") == F.col("root"), 1).otherwise(0)),
-                         F.sum(F.when((F.col("doc") != F.col("root")) & (F.col("doc") >= refs), 1)
-                               .otherwise(0))).first()
-    stats["clusters"], stats["dropped"] = int(counts[0] or 0), int(counts[1] or 0)
+    if not here:
+        counts = members.agg(
+            F.sum(F.when(F.col("doc") == F.col("root"), 1).otherwise(0)),
+            F.sum(F.when((F.col("doc") != F.col("root")) & (F.col("doc") >= refs), 1)
+                  .otherwise(0))).first()
+        stats["clusters"], stats["dropped"] = int(counts[0] or 0), int(counts[1] or 0)
 
     fa = docs.select(*[F.col(c).alias(c + "_a") for c in ("doc", "id", "id_json", "sha",
                                                            "shingles", "sig")])
