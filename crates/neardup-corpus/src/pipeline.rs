@@ -2,8 +2,9 @@
 //! order: the one engine under `neardup sign --jsonl` and `neardup scan`.
 //!
 //! A reader thread cuts the next batch (reading or decompressing it, or
-//! decoding Parquet) while the pool works on this one: two batches in
-//! flight, so memory stays bounded however large the input is. Each
+//! decoding Parquet) while the pool signs this one and the calling thread
+//! consumes the last one: a few batches in flight, so memory stays
+//! bounded however large the input is. Each
 //! worker keeps one state for the whole stream (a [`Signer`] whose
 //! buffers, once grown, serve every later batch).
 
@@ -284,7 +285,9 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
     })
 }
 
-/// The records of a batch, in input order.
+/// The records of a batch, in input order: made once to sign the batch
+/// and once to consume it, since records borrow their batch and cannot
+/// travel with it (for lines, one more pass of `memchr`).
 fn records<'c>(chunk: &'c Chunk<'_>, name: &str) -> Result<Vec<Record<'c>>> {
     Ok(match chunk {
         Chunk::Lines(batch) => batch.lines().map(Record::Line).collect(),
