@@ -4,9 +4,9 @@
 //! A reader thread cuts the next batch (reading or decompressing it, or
 //! decoding Parquet) while the pool signs this one and the calling thread
 //! consumes the last one: a few batches in flight, so memory stays
-//! bounded however large the input is. Each
-//! worker keeps one state for the whole stream (a [`Signer`] whose
-//! buffers, once grown, serve every later batch).
+//! bounded however large the input is. Each worker keeps one state for
+//! the whole stream (a [`Signer`] whose buffers, once grown, serve every
+//! later batch).
 
 use std::borrow::Cow;
 use std::ops::Range;
