@@ -228,9 +228,9 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
                 None => work(state, records),
             }
         };
-        // Batch k is consumed on this thread while the pool signs batch
+        // Batch k is consumed on this thread while the pool works on batch
         // k + 1: `consume` is serial, and the pool would otherwise wait on it.
-        let sign = |chunk: &Chunk<'_>| -> Result<Vec<Result<T>>> {
+        let results_of = |chunk: &Chunk<'_>| -> Result<Vec<Result<T>>> {
             let records = records(chunk, name)?;
             let mut results: Vec<(usize, Vec<Result<T>>)> = chunks(&records)
                 .into_par_iter()
@@ -269,7 +269,7 @@ pub fn pipeline<T: Send, S: Send, E: From<Error>>(
             let consumed = rayon::in_place_scope(|s| {
                 if let Ok(Some(chunk)) = &next {
                     let results = &mut results;
-                    s.spawn(move |_| *results = Some(sign(chunk)));
+                    s.spawn(move |_| *results = Some(results_of(chunk)));
                 }
                 signed
                     .take()

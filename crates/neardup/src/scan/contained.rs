@@ -821,11 +821,8 @@ impl Batches {
                 .get(g + 1)
                 .map_or(join.holders.len(), |n| n.start);
             let held = group.held as usize;
-            for (i, list) in join.holders[group.start..end]
-                .chunks_exact(held)
-                .enumerate()
-            {
-                let start = group.start + i * held;
+            for list in join.holders[group.start..end].chunks_exact(held) {
+                let start = group.list(token).start;
                 let weight = join.weights[token as usize];
                 let cursor = &mut self.cursor[token as usize];
                 let mut c = match *cursor {
